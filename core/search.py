@@ -1,0 +1,167 @@
+"""The search contract every solver keeps: count, enumerate, first N, split, budgets.
+
+A **path** is the tuple of option ids chosen from the root, in order; it names one node
+of the search tree.  The search is deterministic, so a path can be replayed anywhere.
+A node's **weight** is the product of ``1/branching factor`` along its path: an exact
+:class:`fractions.Fraction`.  A **frontier** is a list of :class:`Subpath` whose
+subtrees partition what is left to search; its weights add up to the weight searched.
+
+Every solver (the C kernel, the pure-Python reference, the models that bring their own
+search) implements :class:`Solver`'s one primitive, :meth:`Solver.solve`; everything else
+is derived from it here, once.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Iterator, Sequence
+
+Path = tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Subpath:
+    """A node of the search tree to be searched: its path and its share of the tree."""
+
+    path: Path
+    weight: Fraction
+
+    def to_json(self) -> dict:
+        return {"path": list(self.path), "weight": f"{self.weight.numerator}/{self.weight.denominator}"}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Subpath":
+        return cls(tuple(data["path"]), Fraction(data["weight"]))
+
+
+@dataclass
+class Stats:
+    """What a search did: nodes entered, solutions found, compatibility tests made
+    (``updates``, a machine-independent cost like Knuth's mems), nodes per depth, seconds."""
+
+    nodes: int = 0
+    solutions: int = 0
+    updates: int = 0
+    seconds: float = 0.0
+    nodes_per_depth: list[int] = field(default_factory=list)
+
+    def add(self, other: "Stats") -> None:
+        self.nodes += other.nodes
+        self.solutions += other.solutions
+        self.updates += other.updates
+        self.seconds += other.seconds
+        if len(other.nodes_per_depth) > len(self.nodes_per_depth):
+            self.nodes_per_depth.extend([0] * (len(other.nodes_per_depth) - len(self.nodes_per_depth)))
+        for d, n in enumerate(other.nodes_per_depth):
+            self.nodes_per_depth[d] += n
+
+    def to_json(self) -> dict:
+        return {
+            "nodes": self.nodes,
+            "solutions": self.solutions,
+            "updates": self.updates,
+            "seconds": round(self.seconds, 6),
+            "nodes_per_depth": list(self.nodes_per_depth),
+        }
+
+
+@dataclass
+class SolveResult:
+    """The outcome of :meth:`Solver.solve` on one path.
+
+    ``count`` solutions were found in the part searched; ``solutions`` holds them when
+    enumerating (each a path: option ids in the order chosen).  ``frontier`` is empty when
+    the subtree was searched to the end (``complete``); otherwise it lists the unexplored
+    nodes, and their weights plus the weight searched equal the path's weight.
+    """
+
+    path: Path
+    weight: Fraction
+    count: int
+    stats: Stats
+    frontier: list[Subpath]
+    solutions: list[Path] | None = None
+    stopped_by: str | None = None  # None, "budget" or "limit"
+
+    @property
+    def complete(self) -> bool:
+        return not self.frontier
+
+    @property
+    def weight_done(self) -> Fraction:
+        return self.weight - sum((s.weight for s in self.frontier), Fraction(0))
+
+
+class Solver:
+    """The search contract.  Subclasses implement :meth:`solve`; the rest is derived.
+
+    ``solve(path, ...)`` replays ``path`` (an illegal path raises
+    :class:`core.errors.PathError`) and searches the subtree below it:
+
+    * ``enumerate=False`` counts; ``True`` also returns the solutions;
+    * ``limit=N`` stops after N solutions (``stopped_by="limit"``) and returns the
+      rest of the subtree as the frontier, so enumeration can go on from there;
+    * ``node_budget`` / ``seconds`` stop the search once that much work is done and return
+      the unexplored frontier (``stopped_by="budget"``); at least one node is expanded;
+    * ``max_depth=d`` does not expand nodes at depth ``d`` (counted from the root of the
+      whole tree): they are returned as the frontier — this is :meth:`split`.
+    """
+
+    def solve(
+        self,
+        path: Sequence[int] = (),
+        *,
+        enumerate: bool = False,
+        limit: int | None = None,
+        node_budget: int | None = None,
+        seconds: float | None = None,
+        max_depth: int | None = None,
+    ) -> SolveResult:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    # -- derived operations ------------------------------------------------
+    def count(self, path: Sequence[int] = ()) -> int:
+        """The number of solutions below ``path``."""
+        return self.solve(path).count
+
+    def first(self, n: int, path: Sequence[int] = ()) -> list[Path]:
+        """The first ``n`` solutions in search order."""
+        return list(self.solve(path, enumerate=True, limit=n).solutions or [])
+
+    def solutions(self, path: Sequence[int] = (), *, batch: int = 10_000) -> Iterator[Path]:
+        """Every solution below ``path``, lazily: the search runs in batches, so memory
+        stays flat however many there are."""
+        pending = [Subpath(tuple(path), Fraction(0))]
+        while pending:
+            sub = pending.pop()
+            result = self.solve(sub.path, enumerate=True, limit=batch)
+            yield from result.solutions or []
+            # stopped by the limit: the rest of this subtree is the frontier, in search order
+            pending.extend(reversed(result.frontier))
+
+    def split(self, depth: int, path: Sequence[int] = ()) -> list[Subpath]:
+        """The frontier at ``depth``: every node ``depth`` choices deep, plus every leaf
+        (solution or dead end) shallower than that.  Weights add up to the path's weight."""
+        result = self.solve(path, max_depth=depth)
+        return result.frontier
+
+    def split_into(self, n: int, path: Sequence[int] = (), max_depth: int = 12) -> list[Subpath]:
+        """The shallowest frontier with at least ``n`` nodes (or the one at ``max_depth``)."""
+        depth = len(path)
+        frontier = [Subpath(tuple(path), Fraction(1))]
+        while len(frontier) < n and depth < max_depth:
+            depth += 1
+            deeper = self.split(depth, path)
+            if len(deeper) == len(frontier) and all(
+                len(s.path) < depth for s in deeper
+            ):  # nothing left to expand
+                frontier = deeper
+                break
+            frontier = deeper
+        return frontier
+
+
+def weight_of(branching: Sequence[int]) -> Fraction:
+    """The weight of a node whose ancestors had these branching factors."""
+    return Fraction(1, math.prod(branching)) if branching else Fraction(1)

@@ -1,0 +1,12 @@
+"""Build the C search kernel; everything else is declared in pyproject.toml."""
+from setuptools import Extension, setup
+
+setup(
+    ext_modules=[
+        Extension(
+            "core._kernel",
+            sources=["core/_kernel.c"],
+            extra_compile_args=["-O3", "-std=c11", "-Wall", "-Wextra"],
+        )
+    ]
+)
