@@ -83,6 +83,8 @@ class SolveResult:
     frontier: list[Subpath]
     solutions: list[Path] | None = None
     stopped_by: str | None = None  # None, "budget" or "limit"
+    #: solutions counted once per symmetry class, for solvers that break symmetry
+    distinct: int | None = None
 
     @property
     def complete(self) -> bool:
