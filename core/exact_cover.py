@@ -202,11 +202,17 @@ class ExactCover:
 
     def is_solution(self, chosen: Iterable[int]) -> bool:
         """Independent check: every primary item within its bounds, secondary items at most
-        once unless all uses agree on a color."""
+        once unless all uses agree on a color.  As in Knuth's algorithms, an option with no
+        primary item is never part of a solution, and no option is chosen twice."""
         count = [0] * self.n_items
         color: dict[int, int] = {}
+        chosen = list(chosen)
+        if len(set(chosen)) != len(chosen):
+            return False
         for k in chosen:
             if not 0 <= k < self.n_options:
+                return False
+            if all(i >= self.n_primary for i, _ in self.options[k]):
                 return False
             for i, c in self.options[k]:
                 count[i] += 1

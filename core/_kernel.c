@@ -1,0 +1,895 @@
+/*
+ * _kernel.c — the tilecensus search kernel: exact cover with colors and multiplicities,
+ * on bitsets.
+ *
+ * The tree searched is the one described in core/reference.py (the pure-Python reference
+ * of the same contract); read that docstring first.  In short: at each node branch on a
+ * needed primary item (fewest live options, ties to the lowest index; or the lowest
+ * needed item with the "first" heuristic), trying its live options in increasing id.
+ *
+ * DATA LAYOUT
+ *
+ *   Problem (immutable, built once from an ExactCover, shared by every search):
+ *     opt_plain[o * W .. o * W + W)   bitset of the items option o uses WITHOUT a color
+ *                                     (W = n_words = ceil(n_items / 64))
+ *     opt_start[o] .. opt_start[o+1]  CSR index into opt_item[] / opt_color[]: every entry
+ *                                     of option o, in the order given; color 0 = none
+ *     opt_colored[o]                  option o has at least one colored entry
+ *     item_start[i] .. item_start[i+1]  CSR index into item_opt[]: the options that use
+ *                                     item i, in increasing id
+ *     lo[i], hi[i]                    multiplicity bounds; 1:1 for plain primary items,
+ *                                     0:1 for secondary items
+ *     exact_mask (W words)            the plain 1:1 primary items
+ *     counters[]                      the primary items whose bounds are not 1:1
+ *
+ *   Search state (one per call of solve(); no global state, so many threads or processes
+ *   may search at once; the GIL is released while searching):
+ *     cov (W words per level)         bit i set iff item i is SATURATED: covered hi times,
+ *                                     or (secondary) used plainly or given a color.  A
+ *                                     copy per level makes undo a pointer move.
+ *     cnt[i]                          times item i is covered (for multiplicities)
+ *     color[i]                        secondary item: 0 unset, -1 used plainly, c >= 1
+ *     excluded[o]                     option o is excluded below a multiplicity branch
+ *     levels[d]                       node at depth d: branching item, its branch list
+ *                                     and live-option list (offsets into one int arena),
+ *                                     the next branch to try, the option that led here
+ *
+ *   INVARIANT: an option o is live at a node iff !excluded[o], (opt_plain[o] & cov) == 0,
+ *   and every colored entry (i, c) has color[i] in {0, c}.  Liveness is monotone: a live
+ *   option of a child was live at its parent, so with the MRV heuristic each node filters
+ *   its parent's live list instead of scanning every option ("updates" counts these
+ *   liveness tests: a machine-independent cost, like Knuth's mems).
+ *
+ * Designs tried and dropped: see README (performance section).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef uint64_t word_t;
+
+enum { H_MRV = 0, H_FIRST = 1 };
+enum { ST_DONE = 0, ST_BUDGET = 1, ST_LIMIT = 2 };
+
+/* ------------------------------------------------------------------------- Problem */
+
+typedef struct {
+    PyObject_HEAD
+    int32_t n_items, n_primary, n_words, n_options, heuristic;
+    word_t *opt_plain;
+    int32_t *opt_start, *opt_item, *opt_color;
+    uint8_t *opt_colored;
+    int32_t *item_start, *item_opt;
+    int32_t *lo, *hi;
+    int32_t n_counters, *counters;
+    word_t *exact_mask;
+    /* region rule (n_cells == 0: none) */
+    int32_t n_cells, *cell_item, *nb_start, *nb;
+    int32_t n_pieces, *piece_size, *piece_item;
+} Problem;
+
+static void Problem_dealloc(Problem *p) {
+    free(p->opt_plain); free(p->opt_start); free(p->opt_item); free(p->opt_color);
+    free(p->opt_colored); free(p->item_start); free(p->item_opt); free(p->lo); free(p->hi);
+    free(p->counters); free(p->exact_mask); free(p->cell_item); free(p->nb_start);
+    free(p->nb); free(p->piece_size); free(p->piece_item);
+    Py_TYPE(p)->tp_free((PyObject *)p);
+}
+
+/* Read a Python sequence of ints into a fresh int32 array; NULL with an exception set. */
+static int32_t *int_array(PyObject *seq, Py_ssize_t *len, const char *what) {
+    PyObject *fast = PySequence_Fast(seq, what);
+    if (!fast) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    int32_t *out = malloc(sizeof(int32_t) * (size_t)(n ? n : 1));
+    if (!out) { Py_DECREF(fast); PyErr_NoMemory(); return NULL; }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(fast, k));
+        if (v == -1 && PyErr_Occurred()) { free(out); Py_DECREF(fast); return NULL; }
+        if (v < INT32_MIN || v > INT32_MAX) {
+            free(out); Py_DECREF(fast);
+            PyErr_Format(PyExc_OverflowError, "%s: value out of range", what);
+            return NULL;
+        }
+        out[k] = (int32_t)v;
+    }
+    Py_DECREF(fast);
+    *len = n;
+    return out;
+}
+
+/*
+ * Problem(n_items, n_primary, opt_start, opt_item, opt_color, lo, hi, heuristic,
+ *         region=None)
+ * The option entries come flattened (CSR).  region = (cell_item, nb_start, nb,
+ * piece_size, piece_item) or None.  Validation of names and shapes is done in Python
+ * (core/exact_cover.py); here only what memory safety needs is checked.
+ */
+static int Problem_init(Problem *p, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"n_items", "n_primary", "opt_start", "opt_item", "opt_color",
+                             "lo", "hi", "heuristic", "region", NULL};
+    int n_items, n_primary, heuristic;
+    PyObject *o_start, *o_item, *o_color, *o_lo, *o_hi, *region = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "iiOOOOOi|O", kwlist, &n_items, &n_primary,
+                                     &o_start, &o_item, &o_color, &o_lo, &o_hi, &heuristic,
+                                     &region))
+        return -1;
+    if (n_items < 0 || n_primary < 0 || n_primary > n_items || heuristic < 0 || heuristic > 1) {
+        PyErr_SetString(PyExc_ValueError, "bad problem sizes or heuristic");
+        return -1;
+    }
+    p->n_items = n_items;
+    p->n_primary = n_primary;
+    p->heuristic = heuristic;
+    p->n_words = (n_items + 63) / 64;
+    if (p->n_words == 0) p->n_words = 1;
+    Py_ssize_t ns, ni, nc, nlo, nhi;
+    if (!(p->opt_start = int_array(o_start, &ns, "opt_start"))) return -1;
+    if (!(p->opt_item = int_array(o_item, &ni, "opt_item"))) return -1;
+    if (!(p->opt_color = int_array(o_color, &nc, "opt_color"))) return -1;
+    if (!(p->lo = int_array(o_lo, &nlo, "lo"))) return -1;
+    if (!(p->hi = int_array(o_hi, &nhi, "hi"))) return -1;
+    if (ns < 1 || ni != nc || nlo != n_items || nhi != n_items || p->opt_start[0] != 0 ||
+        p->opt_start[ns - 1] != ni) {
+        PyErr_SetString(PyExc_ValueError, "inconsistent option arrays");
+        return -1;
+    }
+    int32_t n_opt = (int32_t)(ns - 1);
+    p->n_options = n_opt;
+    for (int32_t o = 0; o < n_opt; o++)
+        if (p->opt_start[o] > p->opt_start[o + 1]) {
+            PyErr_SetString(PyExc_ValueError, "opt_start must not decrease");
+            return -1;
+        }
+    for (Py_ssize_t k = 0; k < ni; k++)
+        if (p->opt_item[k] < 0 || p->opt_item[k] >= n_items || p->opt_color[k] < 0) {
+            PyErr_SetString(PyExc_ValueError, "option entry out of range");
+            return -1;
+        }
+    for (int32_t i = 0; i < n_items; i++)
+        if (p->lo[i] < 0 || p->hi[i] < 1 || p->lo[i] > p->hi[i]) {
+            PyErr_SetString(PyExc_ValueError, "bad multiplicity bounds");
+            return -1;
+        }
+    int W = p->n_words;
+    p->opt_plain = calloc((size_t)(n_opt ? n_opt : 1) * W, sizeof(word_t));
+    p->opt_colored = calloc((size_t)(n_opt ? n_opt : 1), 1);
+    p->item_start = calloc((size_t)n_items + 1, sizeof(int32_t));
+    p->item_opt = malloc(sizeof(int32_t) * (size_t)(ni ? ni : 1));
+    p->exact_mask = calloc((size_t)W, sizeof(word_t));
+    p->counters = malloc(sizeof(int32_t) * (size_t)(n_items ? n_items : 1));
+    if (!p->opt_plain || !p->opt_colored || !p->item_start || !p->item_opt ||
+        !p->exact_mask || !p->counters) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (int32_t o = 0; o < n_opt; o++)
+        for (int32_t k = p->opt_start[o]; k < p->opt_start[o + 1]; k++) {
+            int32_t i = p->opt_item[k];
+            if (p->opt_color[k]) {
+                if (i < n_primary) {
+                    PyErr_SetString(PyExc_ValueError, "color on a primary item");
+                    return -1;
+                }
+                p->opt_colored[o] = 1;
+            } else {
+                p->opt_plain[(size_t)o * W + i / 64] |= (word_t)1 << (i % 64);
+            }
+            p->item_start[i + 1]++;
+        }
+    for (int32_t i = 0; i < n_items; i++) p->item_start[i + 1] += p->item_start[i];
+    {
+        int32_t *fill = malloc(sizeof(int32_t) * (size_t)(n_items ? n_items : 1));
+        if (!fill) { PyErr_NoMemory(); return -1; }
+        memcpy(fill, p->item_start, sizeof(int32_t) * (size_t)n_items);
+        for (int32_t o = 0; o < n_opt; o++)
+            for (int32_t k = p->opt_start[o]; k < p->opt_start[o + 1]; k++)
+                p->item_opt[fill[p->opt_item[k]]++] = o;
+        free(fill);
+    }
+    p->n_counters = 0;
+    for (int32_t i = 0; i < n_items; i++) {
+        if (i >= n_primary) {
+            if (p->lo[i] != 0 || p->hi[i] != 1) {
+                PyErr_SetString(PyExc_ValueError, "secondary items are 0:1");
+                return -1;
+            }
+        } else if (p->lo[i] == 1 && p->hi[i] == 1) {
+            p->exact_mask[i / 64] |= (word_t)1 << (i % 64);
+        } else {
+            p->counters[p->n_counters++] = i;
+        }
+    }
+    if (region != Py_None) {
+        PyObject *ci, *nbs, *nbl, *ps, *pi;
+        if (!PyArg_ParseTuple(region, "OOOOO", &ci, &nbs, &nbl, &ps, &pi)) return -1;
+        Py_ssize_t n_cells, n_nbs, n_nb, n_ps, n_pi;
+        if (!(p->cell_item = int_array(ci, &n_cells, "cell_item"))) return -1;
+        if (!(p->nb_start = int_array(nbs, &n_nbs, "nb_start"))) return -1;
+        if (!(p->nb = int_array(nbl, &n_nb, "nb"))) return -1;
+        if (!(p->piece_size = int_array(ps, &n_ps, "piece_size"))) return -1;
+        if (!(p->piece_item = int_array(pi, &n_pi, "piece_item"))) return -1;
+        if (n_nbs != n_cells + 1 || n_ps != n_pi || p->nb_start[0] != 0 ||
+            p->nb_start[n_cells] != n_nb) {
+            PyErr_SetString(PyExc_ValueError, "inconsistent region arrays");
+            return -1;
+        }
+        for (Py_ssize_t c = 0; c < n_cells; c++)
+            if (p->cell_item[c] < 0 || p->cell_item[c] >= n_items ||
+                p->nb_start[c] > p->nb_start[c + 1]) {
+                PyErr_SetString(PyExc_ValueError, "region cell out of range");
+                return -1;
+            }
+        for (Py_ssize_t k = 0; k < n_nb; k++)
+            if (p->nb[k] < 0 || p->nb[k] >= n_cells) {
+                PyErr_SetString(PyExc_ValueError, "region neighbour out of range");
+                return -1;
+            }
+        for (Py_ssize_t k = 0; k < n_ps; k++)
+            if (p->piece_size[k] < 1 || p->piece_item[k] >= n_items) {
+                PyErr_SetString(PyExc_ValueError, "region piece out of range");
+                return -1;
+            }
+        p->n_cells = (int32_t)n_cells;
+        p->n_pieces = (int32_t)n_ps;
+    }
+    return 0;
+}
+
+static PyTypeObject ProblemType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "core._kernel.Problem",
+    .tp_basicsize = sizeof(Problem),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "An exact cover problem compiled for the kernel (immutable).",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Problem_init,
+    .tp_dealloc = (destructor)Problem_dealloc,
+};
+
+/* -------------------------------------------------------------------------- Search */
+
+typedef struct {
+    int32_t item;        /* branching item (-1 before the node is expanded) */
+    int32_t n_branch;    /* branches at this node; 0 for a leaf */
+    int32_t next;        /* index of the next branch to try */
+    int32_t n_live;      /* MRV: live options at this node */
+    int64_t live_off;    /* arena offset of the live list */
+    int64_t branch_off;  /* arena offset of the branch list */
+    int32_t chosen;      /* option that led to this node; -1 at the root */
+    int32_t color_mark;  /* color undo stack height before `chosen` was applied */
+    uint8_t multiplicity;/* branching item has bounds other than 1:1 */
+} Level;
+
+/* A growable int32 buffer. */
+typedef struct { int32_t *v; int64_t n, cap; } Buf;
+
+static int buf_reserve(Buf *b, int64_t extra) {
+    if (b->n + extra <= b->cap) return 0;
+    int64_t cap = b->cap ? b->cap : 1024;
+    while (cap < b->n + extra) cap *= 2;
+    int32_t *v = realloc(b->v, sizeof(int32_t) * (size_t)cap);
+    if (!v) return -1;
+    b->v = v;
+    b->cap = cap;
+    return 0;
+}
+
+static int buf_push(Buf *b, int32_t x) {
+    if (buf_reserve(b, 1)) return -1;
+    b->v[b->n++] = x;
+    return 0;
+}
+
+typedef struct {
+    const Problem *p;
+    /* per level */
+    Level *lv;
+    word_t *cov;          /* (cap_levels) x W */
+    int32_t cap_levels;
+    int32_t depth, base;  /* current depth; depth of the replayed path */
+    /* per item / option */
+    int32_t *cnt, *color, *tally;
+    uint8_t *excluded;
+    Buf arena;            /* live lists and branch lists, stacked by level */
+    Buf color_undo;       /* secondary items given a color, to clear on undo */
+    int32_t *cell_seen, *cell_stack; /* region flood fill scratch */
+    /* limits */
+    int enumerate;
+    int64_t limit;        /* -1: none */
+    int64_t node_budget;  /* -1: none */
+    double deadline;      /* < 0: none */
+    int32_t max_depth;    /* -1: none */
+    /* results */
+    uint64_t count, nodes, updates;
+    Buf per_depth;        /* nodes per depth */
+    Buf solutions;        /* flattened: length, then the options */
+    Buf frontier;         /* flattened: length d, d options, then d branching factors */
+    int status;
+    int oom;
+} Search;
+
+static double now_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void search_free(Search *s) {
+    free(s->lv); free(s->cov); free(s->cnt); free(s->color); free(s->tally);
+    free(s->excluded); free(s->arena.v); free(s->color_undo.v); free(s->cell_seen);
+    free(s->cell_stack); free(s->per_depth.v); free(s->solutions.v); free(s->frontier.v);
+}
+
+static int search_init(Search *s, const Problem *p) {
+    memset(s, 0, sizeof *s);
+    s->p = p;
+    s->cap_levels = 64;
+    s->lv = calloc((size_t)s->cap_levels, sizeof(Level));
+    s->cov = calloc((size_t)s->cap_levels * p->n_words, sizeof(word_t));
+    s->cnt = calloc((size_t)p->n_items + 1, sizeof(int32_t));
+    s->color = calloc((size_t)p->n_items + 1, sizeof(int32_t));
+    s->tally = calloc((size_t)p->n_items + 1, sizeof(int32_t));
+    s->excluded = calloc((size_t)p->n_options + 1, 1);
+    s->cell_seen = calloc((size_t)p->n_cells + 1, sizeof(int32_t));
+    s->cell_stack = calloc((size_t)p->n_cells + 1, sizeof(int32_t));
+    if (!s->lv || !s->cov || !s->cnt || !s->color || !s->tally || !s->excluded ||
+        !s->cell_seen || !s->cell_stack)
+        return -1;
+    return 0;
+}
+
+/* Make room for level d (and its cov copy). */
+static int ensure_level(Search *s, int32_t d) {
+    if (d < s->cap_levels) return 0;
+    int32_t cap = s->cap_levels * 2;
+    while (cap <= d) cap *= 2;
+    Level *lv = realloc(s->lv, sizeof(Level) * (size_t)cap);
+    if (!lv) return -1;
+    s->lv = lv;
+    word_t *cov = realloc(s->cov, sizeof(word_t) * (size_t)cap * s->p->n_words);
+    if (!cov) return -1;
+    s->cov = cov;
+    s->cap_levels = cap;
+    return 0;
+}
+
+static inline int is_live(const Search *s, const word_t *cov, int32_t o) {
+    const Problem *p = s->p;
+    if (s->excluded[o]) return 0;
+    const word_t *bits = p->opt_plain + (size_t)o * p->n_words;
+    for (int w = 0; w < p->n_words; w++)
+        if (bits[w] & cov[w]) return 0;
+    if (p->opt_colored[o])
+        for (int32_t k = p->opt_start[o]; k < p->opt_start[o + 1]; k++) {
+            int32_t c = p->opt_color[k];
+            if (c) {
+                int32_t have = s->color[p->opt_item[k]];
+                if (have != 0 && have != c) return 0;
+            }
+        }
+    return 1;
+}
+
+/* Apply option o to the state; cov is the (already copied) bitset of the new level. */
+static int apply_option(Search *s, word_t *cov, int32_t o) {
+    const Problem *p = s->p;
+    s->excluded[o] = 1;  /* an option is chosen at most once (matters for multiplicities) */
+    for (int32_t k = p->opt_start[o]; k < p->opt_start[o + 1]; k++) {
+        int32_t i = p->opt_item[k], c = p->opt_color[k];
+        if (c == 0) {
+            if (++s->cnt[i] >= p->hi[i]) cov[i / 64] |= (word_t)1 << (i % 64);
+            if (i >= p->n_primary) s->color[i] = -1;
+        } else if (s->color[i] == 0) {
+            s->color[i] = c;
+            cov[i / 64] |= (word_t)1 << (i % 64);
+            if (buf_push(&s->color_undo, i)) return -1;
+        }
+    }
+    return 0;
+}
+
+static void unapply_option(Search *s, int32_t o, int32_t color_mark) {
+    const Problem *p = s->p;
+    s->excluded[o] = 0;
+    for (int32_t k = p->opt_start[o]; k < p->opt_start[o + 1]; k++) {
+        int32_t i = p->opt_item[k];
+        if (p->opt_color[k] == 0) {
+            s->cnt[i]--;
+            if (i >= p->n_primary) s->color[i] = 0;
+        }
+    }
+    while (s->color_undo.n > color_mark) s->color[s->color_undo.v[--s->color_undo.n]] = 0;
+}
+
+static inline int saturated(const word_t *cov, int32_t i) {
+    return (int)((cov[i / 64] >> (i % 64)) & 1);
+}
+
+static int32_t gcd32(int32_t a, int32_t b) {
+    while (b) { int32_t t = a % b; a = b; b = t; }
+    return a;
+}
+
+/* The region rule: every connected region of empty cells must be at least as large as
+ * the smallest piece still available, and a multiple of the gcd of their sizes. */
+static int regions_fillable(Search *s, const word_t *cov) {
+    const Problem *p = s->p;
+    int32_t g = 0, smallest = INT32_MAX;
+    for (int32_t k = 0; k < p->n_pieces; k++) {
+        int32_t item = p->piece_item[k];
+        if (item >= 0 && saturated(cov, item)) continue;
+        g = gcd32(g, p->piece_size[k]);
+        if (p->piece_size[k] < smallest) smallest = p->piece_size[k];
+    }
+    int any_empty = 0;
+    for (int32_t c = 0; c < p->n_cells; c++) {
+        int32_t i = p->cell_item[c];
+        s->cell_seen[c] = saturated(cov, i) || s->color[i] != 0;  /* filled = seen */
+        if (!s->cell_seen[c]) any_empty = 1;
+    }
+    if (!any_empty) return 1;
+    if (g == 0) return 0;
+    for (int32_t c0 = 0; c0 < p->n_cells; c0++) {
+        if (s->cell_seen[c0]) continue;
+        int32_t top = 0, size = 0;
+        s->cell_seen[c0] = 1;
+        s->cell_stack[top++] = c0;
+        while (top) {
+            int32_t c = s->cell_stack[--top];
+            size++;
+            for (int32_t k = p->nb_start[c]; k < p->nb_start[c + 1]; k++) {
+                int32_t q = p->nb[k];
+                if (!s->cell_seen[q]) { s->cell_seen[q] = 1; s->cell_stack[top++] = q; }
+            }
+        }
+        if (size < smallest || size % g) return 0;
+    }
+    return 1;
+}
+
+/* Expand the node at the current depth: decide solution / dead end / branches.
+ * Returns 1 for a solution, 0 otherwise (branches in lv[depth], possibly none);
+ * -1 when out of memory. */
+static int expand(Search *s) {
+    const Problem *p = s->p;
+    const int W = p->n_words;
+    int32_t d = s->depth;
+    Level *L = &s->lv[d];
+    word_t *cov = s->cov + (size_t)d * W;
+    L->item = -1;
+    L->n_branch = 0;
+    L->next = 0;
+    L->n_live = 0;
+    L->live_off = L->branch_off = s->arena.n;
+
+    /* needed items: the first exact item not covered, and counters below lo; a counter
+     * at or above lo but not saturated has slack (it may take more options) */
+    int32_t first_needed = -1;
+    for (int w = 0; w < W; w++) {
+        word_t open = p->exact_mask[w] & ~cov[w];
+        if (open) { first_needed = w * 64 + __builtin_ctzll(open); break; }
+    }
+    int any_slack = 0;
+    for (int32_t k = 0; k < p->n_counters; k++) {
+        int32_t i = p->counters[k];
+        if (s->cnt[i] < p->lo[i]) {
+            if (first_needed < 0 || i < first_needed) first_needed = i;
+        } else if (!saturated(cov, i)) {
+            any_slack = 1;
+        }
+    }
+    if (first_needed < 0 && !any_slack) return 1;
+    if (p->n_cells && !regions_fillable(s, cov)) return 0;
+
+    int32_t item = -1, slack = 0;
+    if (p->heuristic == H_FIRST) {
+        if (first_needed >= 0) {
+            item = first_needed;
+        } else {
+            /* the lowest counter with slack and a live option */
+            for (int32_t k = 0; k < p->n_counters && item < 0; k++) {
+                int32_t i = p->counters[k];
+                if (saturated(cov, i)) continue;
+                for (int32_t e = p->item_start[i]; e < p->item_start[i + 1]; e++) {
+                    s->updates++;
+                    if (is_live(s, cov, p->item_opt[e])) { item = i; break; }
+                }
+            }
+            if (item < 0) return 1;
+            slack = 1;
+        }
+        /* branch list: the live options of item, straight from the item's list */
+        int32_t n = p->item_start[item + 1] - p->item_start[item];
+        if (buf_reserve(&s->arena, n + 1)) return -1;
+        int32_t *out = s->arena.v + s->arena.n;
+        int32_t m = 0;
+        if (slack) out[m++] = p->n_options + item;  /* "take no more options of item" */
+        for (int32_t k = p->item_start[item]; k < p->item_start[item + 1]; k++) {
+            int32_t o = p->item_opt[k];
+            if (is_live(s, cov, o)) out[m++] = o;
+        }
+        s->updates += (uint64_t)n;
+        L->n_branch = m;
+        s->arena.n += m;
+    } else {
+        /* live list: filter the parent's (or, at the root, every option) */
+        const int32_t *src = NULL;
+        int32_t n_src;
+        if (d == 0) {
+            n_src = p->n_options;
+        } else {
+            n_src = s->lv[d - 1].n_live;
+        }
+        if (buf_reserve(&s->arena, n_src)) return -1;
+        if (d > 0) src = s->arena.v + s->lv[d - 1].live_off;  /* after any realloc */
+        int32_t *live = s->arena.v + s->arena.n;
+        int32_t *tally = s->tally;
+        memset(tally, 0, sizeof(int32_t) * (size_t)p->n_items);
+        int32_t m = 0;
+        for (int32_t k = 0; k < n_src; k++) {
+            int32_t o = src ? src[k] : k;
+            if (!is_live(s, cov, o)) continue;
+            live[m++] = o;
+            for (int32_t e = p->opt_start[o]; e < p->opt_start[o + 1]; e++) tally[p->opt_item[e]]++;
+        }
+        s->updates += (uint64_t)n_src;
+        L->n_live = m;
+        s->arena.n += m;
+        /* choose: fewest live options among needed items, ties to the lowest index */
+        int32_t best = INT32_MAX;
+        if (first_needed >= 0) {
+            for (int w = 0; w < W; w++) {
+                word_t open = p->exact_mask[w] & ~cov[w];
+                while (open) {
+                    int32_t i = w * 64 + __builtin_ctzll(open);
+                    open &= open - 1;
+                    if (tally[i] < best) { best = tally[i]; item = i; if (best == 0) goto chosen; }
+                }
+            }
+            for (int32_t k = 0; k < p->n_counters; k++) {
+                int32_t i = p->counters[k];
+                if (s->cnt[i] < p->lo[i] && (tally[i] < best || (tally[i] == best && i < item))) {
+                    best = tally[i];
+                    item = i;
+                }
+            }
+        } else {
+            /* nothing needed: the counter with slack and the fewest live options */
+            for (int32_t k = 0; k < p->n_counters; k++) {
+                int32_t i = p->counters[k];
+                if (!saturated(cov, i) && tally[i] > 0 && tally[i] < best) { best = tally[i]; item = i; }
+            }
+            if (item < 0) return 1;
+            slack = 1;
+        }
+    chosen:
+        if (best == 0) { L->item = item; return 0; }
+        if (buf_reserve(&s->arena, best + 1)) return -1;
+        live = s->arena.v + L->live_off;
+        int32_t *out = s->arena.v + s->arena.n;
+        int32_t nb = 0;
+        if (slack) out[nb++] = p->n_options + item;
+        const word_t mask = (word_t)1 << (item % 64);
+        const int wi = item / 64;
+        for (int32_t k = 0; k < m; k++) {
+            int32_t o = live[k];
+            if (p->opt_plain[(size_t)o * W + wi] & mask) out[nb++] = o;
+        }
+        L->branch_off = s->arena.n;
+        L->n_branch = nb;
+        s->arena.n += nb;
+    }
+    L->item = item;
+    L->multiplicity = !(p->lo[item] == 1 && p->hi[item] == 1);
+    return 0;
+}
+
+/* Descend into branch j of the node at the current depth. */
+static int descend(Search *s, int32_t j) {
+    const Problem *p = s->p;
+    const int W = p->n_words;
+    Level *L = &s->lv[s->depth];
+    int32_t o = s->arena.v[L->branch_off + j];
+    if (L->multiplicity && j > 0) {
+        int32_t prev = s->arena.v[L->branch_off + j - 1];
+        if (prev < p->n_options) s->excluded[prev] = 1;
+    }
+    L->next = j + 1;
+    if (ensure_level(s, s->depth + 1)) return -1;
+    L = &s->lv[s->depth];
+    int32_t d = ++s->depth;
+    memcpy(s->cov + (size_t)d * W, s->cov + (size_t)(d - 1) * W, sizeof(word_t) * W);
+    s->lv[d].chosen = o;
+    s->lv[d].color_mark = (int32_t)s->color_undo.n;
+    s->lv[d].item = -1;
+    s->lv[d].n_branch = 0;
+    s->lv[d].next = 0;
+    s->lv[d].n_live = 0;
+    s->lv[d].multiplicity = 0;
+    if (o >= p->n_options) {  /* skip: the counter takes no more options below here */
+        int32_t i = o - p->n_options;
+        s->cov[(size_t)d * W + i / 64] |= (word_t)1 << (i % 64);
+        return 0;
+    }
+    return apply_option(s, s->cov + (size_t)d * W, o);
+}
+
+/* Leave the node at the current depth (all its branches done). */
+static void ascend(Search *s) {
+    Level *L = &s->lv[s->depth];
+    if (L->multiplicity)
+        for (int32_t j = 0; j + 1 < L->n_branch; j++) {
+            int32_t o = s->arena.v[L->branch_off + j];
+            if (o < s->p->n_options) s->excluded[o] = 0;
+        }
+    s->arena.n = L->live_off < L->branch_off ? L->live_off : L->branch_off;
+    if (L->chosen < s->p->n_options) unapply_option(s, L->chosen, L->color_mark);
+    s->depth--;
+}
+
+/* Record the path to the current node (depth d) and, for frontier records, the
+ * branching factors along it. */
+static int record_path(Search *s, Buf *b, int32_t d, int32_t extra_option, int factors) {
+    int32_t len = d + (extra_option >= 0);
+    if (buf_reserve(b, 1 + 2 * (int64_t)len)) return -1;
+    if (!factors) {  /* a solution: the real options only, not the "skip" branches */
+        int64_t at = b->n++;
+        int32_t n = 0;
+        for (int32_t k = 1; k <= d; k++)
+            if (s->lv[k].chosen < s->p->n_options) { b->v[b->n++] = s->lv[k].chosen; n++; }
+        b->v[at] = n;
+        return 0;
+    }
+    b->v[b->n++] = len;
+    for (int32_t k = 1; k <= d; k++) b->v[b->n++] = s->lv[k].chosen;
+    if (extra_option >= 0) b->v[b->n++] = extra_option;
+    if (factors)
+        for (int32_t k = 0; k < len; k++) b->v[b->n++] = s->lv[k].n_branch;
+    return 0;
+}
+
+/* Hand back the untried siblings at every level from the current depth up to base. */
+static int record_siblings(Search *s) {
+    for (int32_t d = s->depth; d >= s->base; d--) {
+        Level *L = &s->lv[d];
+        for (int32_t j = L->next; j < L->n_branch; j++)
+            if (record_path(s, &s->frontier, d, s->arena.v[L->branch_off + j], 1)) return -1;
+    }
+    return 0;
+}
+
+static int count_node(Search *s) {
+    s->nodes++;
+    int32_t d = s->depth;
+    while (s->per_depth.n <= d)
+        if (buf_push(&s->per_depth, 0)) return -1;
+    s->per_depth.v[d]++;
+    return 0;
+}
+
+/* The search loop (GIL released).  The node at s->depth == s->base has been replayed but
+ * not expanded. */
+static void run(Search *s) {
+    int entering = 1;
+    s->status = ST_DONE;
+    for (;;) {
+        if (entering) {
+            entering = 0;
+            if (s->depth > s->base) {
+                if ((s->node_budget >= 0 && s->nodes >= (uint64_t)s->node_budget) ||
+                    (s->deadline >= 0 && (s->nodes & 1023) == 0 && now_seconds() >= s->deadline)) {
+                    s->status = ST_BUDGET;
+                    if (record_path(s, &s->frontier, s->depth, -1, 1)) goto oom;
+                    s->lv[s->depth].n_branch = 0;  /* not expanded: nothing below to hand back */
+                    s->lv[s->depth].next = 0;
+                    s->depth--;
+                    if (record_siblings(s)) goto oom;
+                    return;
+                }
+            }
+            if (count_node(s)) goto oom;
+            if (s->max_depth >= 0 && s->depth >= s->max_depth) {
+                if (record_path(s, &s->frontier, s->depth, -1, 1)) goto oom;
+                s->lv[s->depth].n_branch = 0;
+                s->lv[s->depth].live_off = s->lv[s->depth].branch_off = s->arena.n;
+            } else {
+                int r = expand(s);
+                if (r < 0) goto oom;
+                if (r == 1 || s->lv[s->depth].n_branch == 0) {
+                    Level *L = &s->lv[s->depth];
+                    L->n_branch = 0;
+                    if (s->max_depth >= 0) {
+                        if (record_path(s, &s->frontier, s->depth, -1, 1)) goto oom;
+                    } else if (r == 1) {
+                        s->count++;
+                        if (s->enumerate && record_path(s, &s->solutions, s->depth, -1, 0)) goto oom;
+                        if (s->limit >= 0 && s->count >= (uint64_t)s->limit) {
+                            s->status = ST_LIMIT;
+                            if (s->depth > s->base) {
+                                ascend(s);
+                                if (record_siblings(s)) goto oom;
+                            }
+                            return;
+                        }
+                    }
+                }
+            }
+        }
+        Level *L = &s->lv[s->depth];
+        if (L->next < L->n_branch) {
+            if (descend(s, L->next)) goto oom;
+            entering = 1;
+        } else {
+            if (s->depth == s->base) return;
+            ascend(s);
+        }
+    }
+oom:
+    s->oom = 1;
+}
+
+/* Replay a path from the root; 0 on success, 1 if illegal (message in *why), -1 oom. */
+static int replay(Search *s, const int32_t *path, int32_t n, int32_t *bad_depth) {
+    for (int32_t k = 0; k < n; k++) {
+        int r = expand(s);
+        if (r < 0) return -1;
+        Level *L = &s->lv[s->depth];
+        if (r == 1) L->n_branch = 0;
+        int32_t j = -1;
+        for (int32_t b = 0; b < L->n_branch; b++)
+            if (s->arena.v[L->branch_off + b] == path[k]) { j = b; break; }
+        if (j < 0) { *bad_depth = k; return 1; }
+        if (L->multiplicity)
+            for (int32_t b = 0; b + 1 < j; b++) {
+                int32_t o = s->arena.v[L->branch_off + b];
+                if (o < s->p->n_options) s->excluded[o] = 1;
+            }
+        if (descend(s, j)) return -1;
+        s->lv[s->depth - 1].next = s->lv[s->depth - 1].n_branch;  /* no siblings above base */
+    }
+    s->base = s->depth;
+    return 0;
+}
+
+/* Turn a flattened record buffer into a list of tuples (paths), or of (path, factors). */
+static PyObject *records_to_list(const Buf *b, int with_factors) {
+    PyObject *out = PyList_New(0);
+    if (!out) return NULL;
+    for (int64_t k = 0; k < b->n;) {
+        int32_t len = b->v[k++];
+        PyObject *path = PyTuple_New(len);
+        if (!path) { Py_DECREF(out); return NULL; }
+        for (int32_t j = 0; j < len; j++) PyTuple_SET_ITEM(path, j, PyLong_FromLong(b->v[k++]));
+        PyObject *item = path;
+        if (with_factors) {
+            PyObject *fac = PyTuple_New(len);
+            if (!fac) { Py_DECREF(path); Py_DECREF(out); return NULL; }
+            for (int32_t j = 0; j < len; j++) PyTuple_SET_ITEM(fac, j, PyLong_FromLong(b->v[k++]));
+            item = PyTuple_Pack(2, path, fac);
+            Py_DECREF(path);
+            Py_DECREF(fac);
+            if (!item) { Py_DECREF(out); return NULL; }
+        }
+        if (PyList_Append(out, item)) { Py_DECREF(item); Py_DECREF(out); return NULL; }
+        Py_DECREF(item);
+    }
+    return out;
+}
+
+/*
+ * solve(problem, path, enumerate, limit, node_budget, seconds, max_depth)
+ *   -> (status, count, solutions | None, frontier [(path, factors)], nodes, updates,
+ *       nodes_per_depth, path_factors, seconds)
+ * limit / node_budget / max_depth: -1 for none; seconds: negative for none.
+ */
+static PyObject *kernel_solve(PyObject *self, PyObject *args) {
+    (void)self;
+    Problem *p;
+    PyObject *path_obj;
+    int enumerate_;
+    long long limit, node_budget;
+    double seconds;
+    int max_depth;
+    if (!PyArg_ParseTuple(args, "O!OpLLdi", &ProblemType, &p, &path_obj, &enumerate_, &limit,
+                          &node_budget, &seconds, &max_depth))
+        return NULL;
+    if (p->opt_start == NULL) {
+        PyErr_SetString(PyExc_ValueError, "problem is not initialised");
+        return NULL;
+    }
+    Py_ssize_t n_path;
+    int32_t *path = int_array(path_obj, &n_path, "path");
+    if (!path) return NULL;
+    for (Py_ssize_t k = 0; k < n_path; k++)
+        if (path[k] < 0 || path[k] >= p->n_options + p->n_items) {
+            free(path);
+            PyErr_Format(PyExc_ValueError, "path names option %d, outside 0..%d", (int)path[k],
+                         (int)(p->n_options + p->n_items) - 1);
+            return NULL;
+        }
+    Search s;
+    if (search_init(&s, p)) { search_free(&s); free(path); return PyErr_NoMemory(); }
+    s.enumerate = enumerate_;
+    s.limit = limit;
+    s.node_budget = node_budget;
+    s.max_depth = max_depth;
+    s.lv[0].chosen = -1;
+    double started = now_seconds();
+    s.deadline = seconds >= 0 ? started + seconds : -1.0;
+    int32_t bad_depth = -1;
+    int r;
+    Py_BEGIN_ALLOW_THREADS
+    r = replay(&s, path, (int32_t)n_path, &bad_depth);
+    if (r == 0) {
+        if (max_depth >= 0 && s.depth > max_depth) {
+            /* the path is already deeper than the split: it is its own frontier */
+            if (record_path(&s, &s.frontier, s.depth, -1, 1)) s.oom = 1;
+        } else {
+            run(&s);
+        }
+    }
+    Py_END_ALLOW_THREADS
+    double elapsed = now_seconds() - started;
+    PyObject *result = NULL;
+    if (r < 0 || s.oom) {
+        PyErr_NoMemory();
+    } else if (r == 1) {
+        PyObject *mod = PyImport_ImportModule("core.errors");
+        PyObject *exc = mod ? PyObject_GetAttrString(mod, "PathError") : NULL;
+        Py_XDECREF(mod);
+        if (exc) {
+            PyErr_Format(exc, "option %d is not a branch at depth %d of the path",
+                         (int)path[bad_depth], (int)bad_depth);
+            Py_DECREF(exc);
+        }
+    } else {
+        PyObject *sols = s.enumerate ? records_to_list(&s.solutions, 0) : (Py_INCREF(Py_None), Py_None);
+        PyObject *front = records_to_list(&s.frontier, 1);
+        PyObject *per = PyList_New(s.per_depth.n);
+        PyObject *fac = PyTuple_New(n_path);
+        if (sols && front && per && fac) {
+            for (int64_t k = 0; k < s.per_depth.n; k++) PyList_SET_ITEM(per, k, PyLong_FromLong(s.per_depth.v[k]));
+            for (Py_ssize_t k = 0; k < n_path; k++) PyTuple_SET_ITEM(fac, k, PyLong_FromLong(s.lv[k].n_branch));
+            result = Py_BuildValue("iKOOKKOOd", s.status, (unsigned long long)s.count, sols, front,
+                                   (unsigned long long)s.nodes, (unsigned long long)s.updates, per,
+                                   fac, elapsed);
+        }
+        Py_XDECREF(sols);
+        Py_XDECREF(front);
+        Py_XDECREF(per);
+        Py_XDECREF(fac);
+    }
+    search_free(&s);
+    free(path);
+    return result;
+}
+
+static PyMethodDef kernel_methods[] = {
+    {"solve", kernel_solve, METH_VARARGS, "Search below a path; see core/kernel.py."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef kernel_module = {
+    PyModuleDef_HEAD_INIT, "core._kernel",
+    "The tilecensus search kernel (exact cover on bitsets).", -1, kernel_methods,
+    NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__kernel(void) {
+    if (PyType_Ready(&ProblemType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&kernel_module);
+    if (!m) return NULL;
+    Py_INCREF(&ProblemType);
+    if (PyModule_AddObject(m, "Problem", (PyObject *)&ProblemType) < 0) {
+        Py_DECREF(&ProblemType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    PyModule_AddIntConstant(m, "MRV", H_MRV);
+    PyModule_AddIntConstant(m, "FIRST", H_FIRST);
+    return m;
+}

@@ -1,0 +1,99 @@
+"""The compiled kernel behind the :class:`~core.search.Solver` contract.
+
+:class:`KernelSolver` flattens an :class:`~core.exact_cover.ExactCover` once into the
+integer arrays ``core/_kernel.c`` reads (see the data layout comment there), then every
+:meth:`solve` is one call into C with the GIL released.
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Sequence
+
+from . import _kernel
+from .exact_cover import ExactCover
+from .pruning import RegionRule
+from .search import SolveResult, Solver, Stats, Subpath
+
+HEURISTICS = {"mrv": _kernel.MRV, "first": _kernel.FIRST}
+_STOPPED = {0: None, 1: "budget", 2: "limit"}
+
+
+def compile_problem(ec: ExactCover, heuristic: str = "mrv", region: RegionRule | None = None) -> "_kernel.Problem":
+    """Flatten an exact cover (and an optional region rule) for the kernel."""
+    if heuristic not in HEURISTICS:
+        raise ValueError(f"unknown heuristic {heuristic!r} (use one of {', '.join(HEURISTICS)})")
+    opt_start = [0]
+    opt_item: list[int] = []
+    opt_color: list[int] = []
+    for option in ec.options:
+        for i, c in option:
+            opt_item.append(i)
+            opt_color.append(c)
+        opt_start.append(len(opt_item))
+    lo = [ec.bound(i)[0] for i in range(ec.n_items)]
+    hi = [ec.bound(i)[1] for i in range(ec.n_items)]
+    flat_region = None
+    if region is not None:
+        nb_start = [0]
+        nb: list[int] = []
+        for neighbours in region.neighbors:
+            nb.extend(neighbours)
+            nb_start.append(len(nb))
+        flat_region = (
+            list(region.cells),
+            nb_start,
+            nb,
+            [size for size, _ in region.pieces],
+            [item for _, item in region.pieces],
+        )
+    return _kernel.Problem(
+        ec.n_items, ec.n_primary, opt_start, opt_item, opt_color, lo, hi, HEURISTICS[heuristic], flat_region
+    )
+
+
+class KernelSolver(Solver):
+    """Exact cover search in C: bitsets, MRV or first-item branching, colors,
+    multiplicities, region pruning, budgets and frontiers."""
+
+    def __init__(self, ec: ExactCover, heuristic: str = "mrv", region: RegionRule | None = None):
+        self.ec = ec
+        self.heuristic = heuristic
+        self.region = region
+        self._problem = compile_problem(ec, heuristic, region)
+
+    def __reduce__(self):  # picklable for process pools: rebuilt from the exact cover
+        return (KernelSolver, (self.ec, self.heuristic, self.region))
+
+    def solve(
+        self,
+        path: Sequence[int] = (),
+        *,
+        enumerate: bool = False,
+        limit: int | None = None,
+        node_budget: int | None = None,
+        seconds: float | None = None,
+        max_depth: int | None = None,
+    ) -> SolveResult:
+        path = tuple(int(k) for k in path)
+        status, count, solutions, frontier, nodes, updates, per_depth, factors, elapsed = _kernel.solve(
+            self._problem,
+            list(path),
+            bool(enumerate),
+            -1 if limit is None else max(0, int(limit)),
+            -1 if node_budget is None else max(0, int(node_budget)),
+            -1.0 if seconds is None else max(0.0, float(seconds)),
+            -1 if max_depth is None else max(0, int(max_depth)),
+        )
+        per_depth = list(per_depth)
+        if len(per_depth) < len(path):
+            per_depth.extend([0] * (len(path) - len(per_depth)))
+        return SolveResult(
+            path=path,
+            weight=Fraction(1, math.prod(factors)) if factors else Fraction(1),
+            count=count,
+            stats=Stats(nodes=nodes, solutions=count, updates=updates, seconds=elapsed, nodes_per_depth=per_depth),
+            frontier=[Subpath(p, Fraction(1, math.prod(f)) if f else Fraction(1)) for p, f in frontier],
+            solutions=solutions,
+            stopped_by=_STOPPED[status],
+        )

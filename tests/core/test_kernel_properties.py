@@ -1,0 +1,221 @@
+"""Laws of the search contract, on random small exact covers with colors and
+multiplicities: kernel = reference = brute force; splits and budgets partition the tree."""
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from core.errors import PathError
+from core.exact_cover import ExactCover
+from core.kernel import KernelSolver
+from core.reference import ReferenceSolver
+
+HEURISTICS = ["mrv", "first"]
+
+
+@st.composite
+def exact_covers(draw, colors=True, multiplicities=True):
+    n_primary = draw(st.integers(1, 5))
+    n_secondary = draw(st.integers(0, 3))
+    n_items = n_primary + n_secondary
+    n_colors = draw(st.integers(1, 3)) if colors and n_secondary else 0
+    options = []
+    for _ in range(draw(st.integers(1, 11))):
+        items = draw(st.lists(st.integers(0, n_items - 1), min_size=1, max_size=4, unique=True))
+        entries = []
+        for i in items:
+            c = draw(st.integers(0, n_colors)) if i >= n_primary and n_colors else 0
+            entries.append((i, c))
+        options.append(entries)
+    bounds = None
+    if multiplicities and draw(st.booleans()):
+        bounds = []
+        for _ in range(n_primary):
+            lo = draw(st.integers(0, 2))
+            hi = draw(st.integers(max(lo, 1), 3))
+            bounds.append((lo, hi))
+    names = [f"p{i}" for i in range(n_primary)] + [f"s{i}" for i in range(n_secondary)]
+    color_names = [""] + [f"c{k}" for k in range(1, n_colors + 1)]
+    return ExactCover.from_indices(names, n_primary, options, color_names, bounds)
+
+
+def brute_force(ec: ExactCover) -> set[tuple[int, ...]]:
+    found = set()
+    for r in range(ec.n_options + 1):
+        for subset in itertools.combinations(range(ec.n_options), r):
+            if ec.is_solution(subset):
+                found.add(subset)
+    return found
+
+
+def solvers(ec, heuristic):
+    return KernelSolver(ec, heuristic), ReferenceSolver(ec, heuristic)
+
+
+SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@SETTINGS
+@given(exact_covers(), st.sampled_from(HEURISTICS))
+def test_kernel_equals_reference_equals_brute_force(ec, heuristic):
+    kernel, reference = solvers(ec, heuristic)
+    k = kernel.solve(enumerate=True)
+    r = reference.solve(enumerate=True)
+    assert k.solutions == r.solutions  # same tree: same solutions in the same order
+    assert k.stats.nodes == r.stats.nodes
+    assert k.stats.nodes_per_depth == r.stats.nodes_per_depth
+    sols = [tuple(sorted(s)) for s in k.solutions]
+    assert len(set(sols)) == len(sols), "a solution was found twice"
+    assert set(sols) == brute_force(ec)
+    assert k.count == len(sols) == kernel.count()
+
+
+@SETTINGS
+@given(exact_covers(), st.sampled_from(HEURISTICS), st.integers(0, 6))
+def test_split_partitions_the_tree(ec, heuristic, depth):
+    kernel, reference = solvers(ec, heuristic)
+    frontier = kernel.split(depth)
+    assert frontier == reference.split(depth)
+    assert sum(s.weight for s in frontier) == 1
+    assert all(len(s.path) <= depth for s in frontier)
+    assert sum(kernel.count(s.path) for s in frontier) == kernel.count()
+    # splitting a subproblem again partitions it too
+    for sub in frontier[:3]:
+        deeper = kernel.split(depth + 2, sub.path)
+        assert sum(s.weight for s in deeper) == sub.weight
+        assert sum(kernel.count(s.path) for s in deeper) == kernel.count(sub.path)
+
+
+@SETTINGS
+@given(exact_covers(), st.sampled_from(HEURISTICS), st.integers(1, 4))
+def test_budget_continuation_sums_to_the_whole(ec, heuristic, budget):
+    for solver in solvers(ec, heuristic):
+        total, done_weight, pending, rounds = 0, Fraction(0), [()], 0
+        while pending:
+            path = pending.pop()
+            result = solver.solve(path, node_budget=budget)
+            total += result.count
+            done_weight += result.weight_done
+            assert result.weight_done + sum(s.weight for s in result.frontier) == result.weight
+            pending.extend(s.path for s in result.frontier)
+            rounds += 1
+            assert rounds < 10_000
+        assert total == solver.count()
+        assert done_weight == 1
+
+
+@SETTINGS
+@given(exact_covers(), st.sampled_from(HEURISTICS), st.integers(1, 3))
+def test_batched_enumeration_is_the_full_enumeration(ec, heuristic, batch):
+    kernel, reference = solvers(ec, heuristic)
+    everything = kernel.solve(enumerate=True).solutions
+    assert list(kernel.solutions(batch=batch)) == everything
+    assert list(reference.solutions(batch=batch)) == everything
+    assert kernel.first(batch) == everything[:batch]
+
+
+@SETTINGS
+@given(exact_covers(), st.sampled_from(HEURISTICS), st.lists(st.integers(0, 12), max_size=4))
+def test_illegal_paths_are_errors(ec, heuristic, path):
+    kernel, reference = solvers(ec, heuristic)
+    outcomes = []
+    for solver in (kernel, reference):
+        try:
+            outcomes.append(solver.count(path))
+        except (PathError, ValueError) as exc:
+            outcomes.append(type(exc) is PathError or "outside" in str(exc) or isinstance(exc, PathError))
+            outcomes[-1] = "error"
+    assert outcomes[0] == outcomes[1]
+
+
+def test_first_item_and_mrv_count_the_same_queens():
+    from core.exact_cover import ExactCover
+
+    n = 8
+    prim = [f"r{i}" for i in range(n)] + [f"c{j}" for j in range(n)]
+    sec = [f"a{d}" for d in range(2 * n - 1)] + [f"b{d}" for d in range(2 * n - 1)]
+    opts = [[f"r{i}", f"c{j}", f"a{i + j}", f"b{i - j + n - 1}"] for i in range(n) for j in range(n)]
+    ec = ExactCover.build(prim, sec, opts)
+    assert KernelSolver(ec, "mrv").count() == KernelSolver(ec, "first").count() == 92
+
+
+def test_unknown_heuristic_is_an_error():
+    ec = ExactCover.build(["a"], [], [["a"]])
+    with pytest.raises(ValueError):
+        KernelSolver(ec, "random")
+
+
+def _grid_tiling(rows, cols, blocked, shapes, counted):
+    """Tilings of a small board by the given shapes (all orientations given explicitly).
+    ``counted``: shape index -> (lo, hi) to give that shape a primary counter item."""
+    from core.pruning import RegionRule
+
+    cells = [(r, c) for r in range(rows) for c in range(cols) if (r, c) not in blocked]
+    index = {cell: k for k, cell in enumerate(cells)}
+    piece_items = {s: len(cells) + j for j, s in enumerate(sorted(counted))}
+    names = [f"{r},{c}" for r, c in cells] + [f"piece{s}" for s in sorted(counted)]
+    options = []
+    for s, orientations in enumerate(shapes):
+        placements = set()
+        for shape in orientations:
+            for dr in range(rows):
+                for dc in range(cols):
+                    placed = tuple(sorted((r + dr, c + dc) for r, c in shape))
+                    if all(p in index for p in placed):
+                        placements.add(placed)
+        for placed in sorted(placements):
+            entries = [(index[p], 0) for p in placed]
+            if s in piece_items:
+                entries.append((piece_items[s], 0))
+            options.append(entries)
+    bounds = [(1, 1)] * len(cells) + [counted[s] for s in sorted(counted)]
+    ec = ExactCover.from_indices(names, len(names), options, ("",), bounds)
+    neighbors = tuple(
+        tuple(index[q] for q in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)) if q in index) for r, c in cells
+    )
+    pieces = tuple((len(orients[0]), piece_items.get(s, -1)) for s, orients in enumerate(shapes))
+    return ec, RegionRule(tuple(range(len(cells))), neighbors, pieces)
+
+
+DOMINO = [[(0, 0), (0, 1)], [(0, 0), (1, 0)]]
+L_TROMINO = [[(0, 0), (1, 0), (1, 1)], [(0, 1), (1, 0), (1, 1)], [(0, 0), (0, 1), (1, 0)], [(0, 0), (0, 1), (1, 1)]]
+I_TROMINO = [[(0, 0), (0, 1), (0, 2)], [(0, 0), (1, 0), (2, 0)]]
+
+
+@SETTINGS
+@given(
+    st.integers(2, 4),
+    st.integers(2, 5),
+    st.sets(st.tuples(st.integers(0, 3), st.integers(0, 4)), max_size=3),
+    st.sampled_from([(0,), (1,), (0, 1), (1, 2), (0, 2)]),
+    st.booleans(),
+    st.sampled_from(HEURISTICS),
+)
+def test_region_pruning_changes_no_count(rows, cols, blocked, which, counted, heuristic):
+    shapes = [[DOMINO, L_TROMINO, I_TROMINO][k] for k in which]
+    counts = {0: (0, 2)} if counted else {}
+    ec, region = _grid_tiling(rows, cols, blocked, shapes, counts)
+    if ec.n_options == 0:
+        return
+    plain = KernelSolver(ec, heuristic).count()
+    pruned = KernelSolver(ec, heuristic, region)
+    reference = ReferenceSolver(ec, heuristic, region)
+    assert pruned.count() == plain == ReferenceSolver(ec, heuristic).count()
+    k, r = pruned.solve(enumerate=True), reference.solve(enumerate=True)
+    assert k.solutions == r.solutions and k.stats.nodes == r.stats.nodes
+    assert all(ec.is_solution(s) for s in k.solutions)
+    frontier = pruned.split(2)
+    assert sum(s.weight for s in frontier) == 1
+    assert sum(pruned.count(s.path) for s in frontier) == plain
+
+
+def test_domino_tilings_known_counts():
+    for (rows, cols), expected in {(2, 2): 2, (4, 4): 36, (6, 6): 6728, (4, 7): 781}.items():
+        ec, region = _grid_tiling(rows, cols, set(), [DOMINO], {})
+        for heuristic in HEURISTICS:
+            assert KernelSolver(ec, heuristic, region).count() == expected
+            assert KernelSolver(ec, heuristic).count() == expected
