@@ -66,6 +66,7 @@ typedef struct {
     int32_t *lo, *hi;
     int32_t n_counters, *counters;
     word_t *exact_mask;
+    int plain;           /* no colors and no multiplicities: liveness is one bitset test */
     /* region rule (n_cells == 0: none) */
     int32_t n_cells, *cell_item, *nb_start, *nb;
     int32_t n_pieces, *piece_size, *piece_item;
@@ -203,6 +204,9 @@ static int Problem_init(Problem *p, PyObject *args, PyObject *kw) {
             p->counters[p->n_counters++] = i;
         }
     }
+    p->plain = p->n_counters == 0;
+    for (int32_t o = 0; o < n_opt; o++)
+        if (p->opt_colored[o]) p->plain = 0;
     if (region != Py_None) {
         PyObject *ci, *nbs, *nbl, *ps, *pi;
         if (!PyArg_ParseTuple(region, "OOOOO", &ci, &nbs, &nbl, &ps, &pi)) return -1;
@@ -292,7 +296,8 @@ typedef struct {
     int32_t cap_levels;
     int32_t depth, base;  /* current depth; depth of the replayed path */
     /* per item / option */
-    int32_t *cnt, *color, *tally;
+    int32_t *cnt, *color;
+    int32_t *tally;       /* MRV: (cap_levels) x n_items live-option counts, one row per level */
     uint8_t *excluded;
     Buf arena;            /* live lists and branch lists, stacked by level */
     Buf color_undo;       /* secondary items given a color, to clear on undo */
@@ -332,7 +337,7 @@ static int search_init(Search *s, const Problem *p) {
     s->cov = calloc((size_t)s->cap_levels * p->n_words, sizeof(word_t));
     s->cnt = calloc((size_t)p->n_items + 1, sizeof(int32_t));
     s->color = calloc((size_t)p->n_items + 1, sizeof(int32_t));
-    s->tally = calloc((size_t)p->n_items + 1, sizeof(int32_t));
+    s->tally = calloc((size_t)s->cap_levels * (p->n_items + 1), sizeof(int32_t));
     s->excluded = calloc((size_t)p->n_options + 1, 1);
     s->cell_seen = calloc((size_t)p->n_cells + 1, sizeof(int32_t));
     s->cell_stack = calloc((size_t)p->n_cells + 1, sizeof(int32_t));
@@ -353,6 +358,9 @@ static int ensure_level(Search *s, int32_t d) {
     word_t *cov = realloc(s->cov, sizeof(word_t) * (size_t)cap * s->p->n_words);
     if (!cov) return -1;
     s->cov = cov;
+    int32_t *tally = realloc(s->tally, sizeof(int32_t) * (size_t)cap * (s->p->n_items + 1));
+    if (!tally) return -1;
+    s->tally = tally;
     s->cap_levels = cap;
     return 0;
 }
@@ -516,29 +524,60 @@ static int expand(Search *s) {
         L->n_branch = m;
         s->arena.n += m;
     } else {
-        /* live list: filter the parent's (or, at the root, every option) */
-        const int32_t *src = NULL;
-        int32_t n_src;
+        /* Live list: filter the parent's (at the root, every option).  tally[i] counts the
+         * live options of item i: a copy of the parent's row, less the options that die
+         * here (copying a row is cheaper than giving the counts back on the way up). */
+        const size_t NI = (size_t)p->n_items + 1;
+        int32_t *restrict tally = s->tally + (size_t)d * NI;
+        const int32_t *restrict opt_item = p->opt_item;
+        const int32_t *restrict opt_start = p->opt_start;
+        if (d > 0) memcpy(tally, tally - NI, sizeof(int32_t) * NI);
+        int32_t m = 0, n_src;
         if (d == 0) {
             n_src = p->n_options;
+            if (buf_reserve(&s->arena, n_src)) return -1;
+            int32_t *live = s->arena.v + s->arena.n;
+            memset(tally, 0, sizeof(int32_t) * (size_t)p->n_items);
+            for (int32_t o = 0; o < n_src; o++) {
+                if (!is_live(s, cov, o)) continue;
+                live[m++] = o;
+                for (int32_t e = p->opt_start[o]; e < p->opt_start[o + 1]; e++) tally[p->opt_item[e]]++;
+            }
+
         } else {
             n_src = s->lv[d - 1].n_live;
-        }
-        if (buf_reserve(&s->arena, n_src)) return -1;
-        if (d > 0) src = s->arena.v + s->lv[d - 1].live_off;  /* after any realloc */
-        int32_t *live = s->arena.v + s->arena.n;
-        int32_t *tally = s->tally;
-        memset(tally, 0, sizeof(int32_t) * (size_t)p->n_items);
-        int32_t m = 0;
-        for (int32_t k = 0; k < n_src; k++) {
-            int32_t o = src ? src[k] : k;
-            if (!is_live(s, cov, o)) continue;
-            live[m++] = o;
-            for (int32_t e = p->opt_start[o]; e < p->opt_start[o + 1]; e++) tally[p->opt_item[e]]++;
+            if (buf_reserve(&s->arena, n_src)) return -1;
+            const int32_t *restrict src = s->arena.v + s->lv[d - 1].live_off;  /* after any realloc */
+            int32_t *restrict live = s->arena.v + s->arena.n;
+#define FILTER(LIVE_TEST)                                                               \
+            for (int32_t k = 0; k < n_src; k++) {                                       \
+                int32_t o = src[k];                                                     \
+                if (LIVE_TEST) {                                                        \
+                    live[m++] = o;                                                      \
+                } else {                                                                \
+                    const int32_t *e = opt_item + opt_start[o];                         \
+                    const int32_t *end = opt_item + opt_start[o + 1];                   \
+                    for (; e < end; e++) tally[*e]--;                                   \
+                }                                                                       \
+            }
+            /* The hot loop.  Without colors or multiplicities an option is live iff its
+             * bitset misses cov; one and two words are unrolled. */
+            const word_t *bits = p->opt_plain;
+            if (p->plain && W == 1) {
+                const word_t c0 = cov[0];
+                FILTER(!(bits[o] & c0))
+            } else if (p->plain && W == 2) {
+                const word_t c0 = cov[0], c1 = cov[1];
+                FILTER(!((bits[2 * o] & c0) | (bits[2 * o + 1] & c1)))
+            } else {
+                FILTER(is_live(s, cov, o))
+            }
+#undef FILTER
         }
         s->updates += (uint64_t)n_src;
         L->n_live = m;
         s->arena.n += m;
+        int32_t *live = s->arena.v + L->live_off;
         /* choose: fewest live options among needed items, ties to the lowest index */
         int32_t best = INT32_MAX;
         if (first_needed >= 0) {
@@ -806,8 +845,9 @@ static PyObject *kernel_solve(PyObject *self, PyObject *args) {
     if (!path) return NULL;
     for (Py_ssize_t k = 0; k < n_path; k++)
         if (path[k] < 0 || path[k] >= p->n_options + p->n_items) {
+            int bad = (int)path[k];
             free(path);
-            PyErr_Format(PyExc_ValueError, "path names option %d, outside 0..%d", (int)path[k],
+            PyErr_Format(PyExc_ValueError, "path names option %d, outside 0..%d", bad,
                          (int)(p->n_options + p->n_items) - 1);
             return NULL;
         }
