@@ -50,6 +50,7 @@
 #include <time.h>
 
 typedef uint64_t word_t;
+typedef unsigned __int128 u128;
 
 enum { H_MRV = 0, H_FIRST = 1 };
 enum { ST_DONE = 0, ST_BUDGET = 1, ST_LIMIT = 2 };
@@ -265,6 +266,8 @@ typedef struct {
     int64_t branch_off;  /* arena offset of the branch list */
     int32_t chosen;      /* option that led to this node; -1 at the root */
     int32_t color_mark;  /* color undo stack height before `chosen` was applied */
+    u128 count_in;       /* memo: solutions counted when this node was entered */
+    uint64_t nodes_in;   /* memo: nodes counted when this node was entered */
     uint8_t multiplicity;/* branching item has bounds other than 1:1 */
 } Level;
 
@@ -288,6 +291,87 @@ static int buf_push(Buf *b, int32_t x) {
     return 0;
 }
 
+
+/* -------------------------------------------------------------------------- Memo
+ *
+ * Counting does not have to visit every solution: for a problem without colors or
+ * multiplicities, the subtree below a node depends only on its cov bitset, so the count
+ * below a state seen before is reused.  The table is 4-way set associative: a bucket is
+ * chosen by a hash of the state, and within it the state is compared IN FULL (never by
+ * hash alone — a 32-bit-hash memo miscounts 8x8 domino tilings).  When a bucket is full,
+ * the entry that cost the fewest nodes to compute is evicted.
+ */
+enum { MEMO_WAYS = 4 };
+
+typedef struct {
+    int active;
+    int W;
+    uint64_t n_buckets;   /* a power of two */
+    word_t *keys;         /* n_buckets * WAYS * W */
+    u128 *counts;
+    uint64_t *work;       /* nodes the entry cost; 0 = empty slot */
+    uint64_t hits, stores;
+} Memo;
+
+static uint64_t memo_hash(const word_t *key, int W) {
+    uint64_t h = 0x9E3779B97F4A7C15ULL;
+    for (int w = 0; w < W; w++) {
+        h ^= key[w];
+        h *= 0xBF58476D1CE4E5B9ULL;
+        h ^= h >> 31;
+    }
+    return h;
+}
+
+static int memo_init(Memo *m, int W, uint64_t max_bytes) {
+    memset(m, 0, sizeof *m);
+    uint64_t per_bucket = MEMO_WAYS * (sizeof(word_t) * (uint64_t)W + sizeof(u128) + sizeof(uint64_t));
+    uint64_t n = 1;
+    while (n * 2 * per_bucket <= max_bytes) n *= 2;
+    if (n * per_bucket > max_bytes) return 0;  /* too small to be worth it: stay off */
+    m->W = W;
+    m->n_buckets = n;
+    m->keys = malloc(sizeof(word_t) * n * MEMO_WAYS * W);
+    m->counts = malloc(sizeof(u128) * n * MEMO_WAYS);
+    m->work = calloc(n * MEMO_WAYS, sizeof(uint64_t));
+    if (!m->keys || !m->counts || !m->work) return -1;
+    m->active = 1;
+    return 0;
+}
+
+static void memo_free(Memo *m) {
+    free(m->keys); free(m->counts); free(m->work);
+}
+
+/* The count below `key`, if stored. */
+static int memo_find(Memo *m, const word_t *key, u128 *count) {
+    uint64_t b = memo_hash(key, m->W) & (m->n_buckets - 1);
+    for (int k = 0; k < MEMO_WAYS; k++) {
+        uint64_t slot = b * MEMO_WAYS + k;
+        if (m->work[slot] && memcmp(m->keys + slot * m->W, key, sizeof(word_t) * m->W) == 0) {
+            *count = m->counts[slot];
+            m->hits++;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void memo_store(Memo *m, const word_t *key, u128 count, uint64_t work) {
+    uint64_t b = memo_hash(key, m->W) & (m->n_buckets - 1);
+    uint64_t victim = b * MEMO_WAYS;
+    for (int k = 0; k < MEMO_WAYS; k++) {
+        uint64_t slot = b * MEMO_WAYS + k;
+        if (m->work[slot] == 0) { victim = slot; break; }
+        if (m->work[slot] < m->work[victim]) victim = slot;
+    }
+    if (m->work[victim] && m->work[victim] > work) return;  /* keep the costlier entry */
+    memcpy(m->keys + victim * m->W, key, sizeof(word_t) * m->W);
+    m->counts[victim] = count;
+    m->work[victim] = work ? work : 1;
+    m->stores++;
+}
+
 typedef struct {
     const Problem *p;
     /* per level */
@@ -309,7 +393,10 @@ typedef struct {
     double deadline;      /* < 0: none */
     int32_t max_depth;    /* -1: none */
     /* results */
-    uint64_t count, nodes, updates;
+    u128 count;           /* solutions: 128 bits, since memoised counts grow past 2^64 */
+    uint64_t nodes, updates;
+    int overflow;         /* a count passed 2^128 */
+    Memo memo;
     Buf per_depth;        /* nodes per depth */
     Buf solutions;        /* flattened: length, then the options */
     Buf frontier;         /* flattened: length d, d options, then d branching factors */
@@ -327,6 +414,7 @@ static void search_free(Search *s) {
     free(s->lv); free(s->cov); free(s->cnt); free(s->color); free(s->tally);
     free(s->excluded); free(s->arena.v); free(s->color_undo.v); free(s->cell_seen);
     free(s->cell_stack); free(s->per_depth.v); free(s->solutions.v); free(s->frontier.v);
+    memo_free(&s->memo);
 }
 
 static int search_init(Search *s, const Problem *p) {
@@ -660,6 +748,11 @@ static int descend(Search *s, int32_t j) {
 /* Leave the node at the current depth (all its branches done). */
 static void ascend(Search *s) {
     Level *L = &s->lv[s->depth];
+    if (s->memo.active && L->n_branch > 0) {
+        uint64_t work = s->nodes - L->nodes_in;
+        if (work > 1)
+            memo_store(&s->memo, s->cov + (size_t)s->depth * s->p->n_words, s->count - L->count_in, work);
+    }
     if (L->multiplicity)
         for (int32_t j = 0; j + 1 < L->n_branch; j++) {
             int32_t o = s->arena.v[L->branch_off + j];
@@ -731,6 +824,20 @@ static void run(Search *s) {
                 }
             }
             if (count_node(s)) goto oom;
+            if (s->memo.active) {
+                Level *L = &s->lv[s->depth];
+                u128 below;
+                if (memo_find(&s->memo, s->cov + (size_t)s->depth * s->p->n_words, &below)) {
+                    u128 before = s->count;
+                    s->count += below;
+                    if (s->count < before) s->overflow = 1;
+                    L->n_branch = 0;
+                    L->live_off = L->branch_off = s->arena.n;
+                    goto next;
+                }
+                L->count_in = s->count;
+                L->nodes_in = s->nodes;
+            }
             if (s->max_depth >= 0 && s->depth >= s->max_depth) {
                 if (record_path(s, &s->frontier, s->depth, -1, 1)) goto oom;
                 s->lv[s->depth].n_branch = 0;
@@ -744,9 +851,9 @@ static void run(Search *s) {
                     if (s->max_depth >= 0) {
                         if (record_path(s, &s->frontier, s->depth, -1, 1)) goto oom;
                     } else if (r == 1) {
-                        s->count++;
+                        s->count += 1;
                         if (s->enumerate && record_path(s, &s->solutions, s->depth, -1, 0)) goto oom;
-                        if (s->limit >= 0 && s->count >= (uint64_t)s->limit) {
+                        if (s->limit >= 0 && s->count >= (u128)s->limit) {
                             s->status = ST_LIMIT;
                             if (s->depth > s->base) {
                                 ascend(s);
@@ -758,6 +865,7 @@ static void run(Search *s) {
                 }
             }
         }
+    next:;
         Level *L = &s->lv[s->depth];
         if (L->next < L->n_branch) {
             if (descend(s, L->next)) goto oom;
@@ -792,6 +900,16 @@ static int replay(Search *s, const int32_t *path, int32_t n, int32_t *bad_depth)
     }
     s->base = s->depth;
     return 0;
+}
+
+static PyObject *u128_to_long(u128 v) {
+    PyObject *hi = PyLong_FromUnsignedLongLong((unsigned long long)(v >> 64));
+    PyObject *lo = PyLong_FromUnsignedLongLong((unsigned long long)v);
+    PyObject *sixty_four = PyLong_FromLong(64);
+    PyObject *shifted = (hi && sixty_four) ? PyNumber_Lshift(hi, sixty_four) : NULL;
+    PyObject *out = (shifted && lo) ? PyNumber_Or(shifted, lo) : NULL;
+    Py_XDECREF(hi); Py_XDECREF(lo); Py_XDECREF(sixty_four); Py_XDECREF(shifted);
+    return out;
 }
 
 /* Turn a flattened record buffer into a list of tuples (paths), or of (path, factors). */
@@ -833,8 +951,9 @@ static PyObject *kernel_solve(PyObject *self, PyObject *args) {
     long long limit, node_budget;
     double seconds;
     int max_depth;
-    if (!PyArg_ParseTuple(args, "O!OpLLdi", &ProblemType, &p, &path_obj, &enumerate_, &limit,
-                          &node_budget, &seconds, &max_depth))
+    unsigned long long memo_bytes = 0;
+    if (!PyArg_ParseTuple(args, "O!OpLLdi|K", &ProblemType, &p, &path_obj, &enumerate_, &limit,
+                          &node_budget, &seconds, &max_depth, &memo_bytes))
         return NULL;
     if (p->opt_start == NULL) {
         PyErr_SetString(PyExc_ValueError, "problem is not initialised");
@@ -858,6 +977,11 @@ static PyObject *kernel_solve(PyObject *self, PyObject *args) {
     s.node_budget = node_budget;
     s.max_depth = max_depth;
     s.lv[0].chosen = -1;
+    /* the memo is exact only where the bitset is the whole state, and is for counting */
+    if (memo_bytes && p->plain && !enumerate_ && limit < 0 && max_depth < 0 &&
+        memo_init(&s.memo, p->n_words, memo_bytes) < 0) {
+        search_free(&s); free(path); return PyErr_NoMemory();
+    }
     double started = now_seconds();
     s.deadline = seconds >= 0 ? started + seconds : -1.0;
     int32_t bad_depth = -1;
@@ -886,6 +1010,8 @@ static PyObject *kernel_solve(PyObject *self, PyObject *args) {
                          (int)path[bad_depth], (int)bad_depth);
             Py_DECREF(exc);
         }
+    } else if (s.overflow) {
+        PyErr_SetString(PyExc_OverflowError, "the count passed 2^128");
     } else {
         PyObject *sols = s.enumerate ? records_to_list(&s.solutions, 0) : (Py_INCREF(Py_None), Py_None);
         PyObject *front = records_to_list(&s.frontier, 1);
@@ -894,9 +1020,11 @@ static PyObject *kernel_solve(PyObject *self, PyObject *args) {
         if (sols && front && per && fac) {
             for (int64_t k = 0; k < s.per_depth.n; k++) PyList_SET_ITEM(per, k, PyLong_FromLong(s.per_depth.v[k]));
             for (Py_ssize_t k = 0; k < n_path; k++) PyTuple_SET_ITEM(fac, k, PyLong_FromLong(s.lv[k].n_branch));
-            result = Py_BuildValue("iKOOKKOOd", s.status, (unsigned long long)s.count, sols, front,
-                                   (unsigned long long)s.nodes, (unsigned long long)s.updates, per,
-                                   fac, elapsed);
+            PyObject *count = u128_to_long(s.count);
+            if (count)
+                result = Py_BuildValue("iNOOKKOOdK", s.status, count, sols, front,
+                                       (unsigned long long)s.nodes, (unsigned long long)s.updates,
+                                       per, fac, elapsed, (unsigned long long)s.memo.hits);
         }
         Py_XDECREF(sols);
         Py_XDECREF(front);

@@ -17,6 +17,8 @@ from .search import SolveResult, Solver, Stats, Subpath
 
 HEURISTICS = {"mrv": _kernel.MRV, "first": _kernel.FIRST}
 _STOPPED = {0: None, 1: "budget", 2: "limit"}
+#: memory for the counting memo of one solve() call
+DEFAULT_MEMO_BYTES = 256 << 20
 
 
 def compile_problem(ec: ExactCover, heuristic: str = "mrv", region: RegionRule | None = None) -> "_kernel.Problem":
@@ -56,14 +58,25 @@ class KernelSolver(Solver):
     """Exact cover search in C: bitsets, MRV or first-item branching, colors,
     multiplicities, region pruning, budgets and frontiers."""
 
-    def __init__(self, ec: ExactCover, heuristic: str = "mrv", region: RegionRule | None = None):
+    def __init__(
+        self,
+        ec: ExactCover,
+        heuristic: str = "mrv",
+        region: RegionRule | None = None,
+        memo: bool | int = True,
+    ):
         self.ec = ec
         self.heuristic = heuristic
         self.region = region
+        #: memoised counting: True for the default memory cap, an int for a cap in bytes,
+        #: False for none.  Used only when counting a problem without colors or
+        #: multiplicities (where the covered items are the whole state).
+        self.memo = memo
         self._problem = compile_problem(ec, heuristic, region)
+        self.memo_hits = 0
 
     def __reduce__(self):  # picklable for process pools: rebuilt from the exact cover
-        return (KernelSolver, (self.ec, self.heuristic, self.region))
+        return (KernelSolver, (self.ec, self.heuristic, self.region, self.memo))
 
     def solve(
         self,
@@ -76,7 +89,9 @@ class KernelSolver(Solver):
         max_depth: int | None = None,
     ) -> SolveResult:
         path = tuple(int(k) for k in path)
-        status, count, solutions, frontier, nodes, updates, per_depth, factors, elapsed = _kernel.solve(
+        memo_bytes = DEFAULT_MEMO_BYTES if self.memo is True else int(self.memo or 0)
+        (status, count, solutions, frontier, nodes, updates, per_depth, factors, elapsed,
+         self.memo_hits) = _kernel.solve(
             self._problem,
             list(path),
             bool(enumerate),
@@ -84,6 +99,7 @@ class KernelSolver(Solver):
             -1 if node_budget is None else max(0, int(node_budget)),
             -1.0 if seconds is None else max(0.0, float(seconds)),
             -1 if max_depth is None else max(0, int(max_depth)),
+            memo_bytes,
         )
         per_depth = list(per_depth)
         if len(per_depth) < len(path):

@@ -53,7 +53,8 @@ def brute_force(ec: ExactCover) -> set[tuple[int, ...]]:
 
 
 def solvers(ec, heuristic):
-    return KernelSolver(ec, heuristic), ReferenceSolver(ec, heuristic)
+    """The kernel without its counting memo (so node counts compare) and the reference."""
+    return KernelSolver(ec, heuristic, memo=False), ReferenceSolver(ec, heuristic)
 
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -201,8 +202,9 @@ def test_region_pruning_changes_no_count(rows, cols, blocked, which, counted, he
     ec, region = _grid_tiling(rows, cols, blocked, shapes, counts)
     if ec.n_options == 0:
         return
-    plain = KernelSolver(ec, heuristic).count()
-    pruned = KernelSolver(ec, heuristic, region)
+    plain = KernelSolver(ec, heuristic, memo=False).count()
+    assert KernelSolver(ec, heuristic, region, memo=True).count() == plain
+    pruned = KernelSolver(ec, heuristic, region, memo=False)
     reference = ReferenceSolver(ec, heuristic, region)
     assert pruned.count() == plain == ReferenceSolver(ec, heuristic).count()
     k, r = pruned.solve(enumerate=True), reference.solve(enumerate=True)
@@ -219,3 +221,34 @@ def test_domino_tilings_known_counts():
         for heuristic in HEURISTICS:
             assert KernelSolver(ec, heuristic, region).count() == expected
             assert KernelSolver(ec, heuristic).count() == expected
+
+
+@SETTINGS
+@given(exact_covers(colors=False, multiplicities=False), st.sampled_from(HEURISTICS), st.integers(0, 3))
+def test_memoised_count_equals_plain_count(ec, heuristic, depth):
+    plain = KernelSolver(ec, heuristic, memo=False)
+    memo = KernelSolver(ec, heuristic, memo=True)
+    tiny = KernelSolver(ec, heuristic, memo=4096)  # constant eviction
+    assert memo.count() == tiny.count() == plain.count()
+    for sub in plain.split(depth):
+        assert memo.count(sub.path) == plain.count(sub.path)
+    # a budget stop with the memo on still hands back an exact frontier
+    total, pending = 0, [()]
+    while pending:
+        result = memo.solve(pending.pop(), node_budget=2)
+        total += result.count
+        pending.extend(s.path for s in result.frontier)
+    assert total == plain.count()
+
+
+@pytest.mark.parametrize(
+    "rows, cols, expected",
+    [
+        (8, 8, 12_988_816),
+        (12, 12, 53_060_477_521_960_000),
+        (16, 16, 2_444_888_770_250_892_795_802_079_170_816),  # past 2^64: exact
+    ],
+)
+def test_memoised_domino_tilings(rows, cols, expected):
+    ec, region = _grid_tiling(rows, cols, set(), [DOMINO], {})
+    assert KernelSolver(ec, "first").count() == expected
