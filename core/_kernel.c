@@ -64,6 +64,7 @@ typedef struct {
     int32_t *opt_start, *opt_item, *opt_color;
     uint8_t *opt_colored;
     int32_t *item_start, *item_opt;
+    int32_t *lead_start, *lead_opt;  /* CSR: options whose lowest exact item is i */
     int32_t *lo, *hi;
     int32_t n_counters, *counters;
     word_t *exact_mask;
@@ -75,7 +76,7 @@ typedef struct {
 
 static void Problem_dealloc(Problem *p) {
     free(p->opt_plain); free(p->opt_start); free(p->opt_item); free(p->opt_color);
-    free(p->opt_colored); free(p->item_start); free(p->item_opt); free(p->lo); free(p->hi);
+    free(p->opt_colored); free(p->item_start); free(p->item_opt); free(p->lead_start); free(p->lead_opt); free(p->lo); free(p->hi);
     free(p->counters); free(p->exact_mask); free(p->cell_item); free(p->nb_start);
     free(p->nb); free(p->piece_size); free(p->piece_item);
     Py_TYPE(p)->tp_free((PyObject *)p);
@@ -204,6 +205,33 @@ static int Problem_init(Problem *p, PyObject *args, PyObject *kw) {
         } else {
             p->counters[p->n_counters++] = i;
         }
+    }
+    /* lead lists: with the "first" heuristic every exact item below the branching item is
+     * covered, so only the options whose lowest exact item is the branching item can be
+     * live; scanning just those is the bitmask seed's "place at the first empty cell" */
+    p->lead_start = calloc((size_t)n_items + 1, sizeof(int32_t));
+    p->lead_opt = malloc(sizeof(int32_t) * (size_t)(n_opt ? n_opt : 1));
+    if (!p->lead_start || !p->lead_opt) { PyErr_NoMemory(); return -1; }
+    {
+        int32_t *lead = malloc(sizeof(int32_t) * (size_t)(n_opt ? n_opt : 1));
+        if (!lead) { PyErr_NoMemory(); return -1; }
+        for (int32_t o = 0; o < n_opt; o++) {
+            lead[o] = -1;
+            for (int32_t k = p->opt_start[o]; k < p->opt_start[o + 1]; k++) {
+                int32_t i = p->opt_item[k];
+                if ((p->exact_mask[i / 64] >> (i % 64)) & 1)
+                    if (lead[o] < 0 || i < lead[o]) lead[o] = i;
+            }
+            if (lead[o] >= 0) p->lead_start[lead[o] + 1]++;
+        }
+        for (int32_t i = 0; i < n_items; i++) p->lead_start[i + 1] += p->lead_start[i];
+        int32_t *fill = malloc(sizeof(int32_t) * (size_t)(n_items ? n_items : 1));
+        if (!fill) { free(lead); PyErr_NoMemory(); return -1; }
+        memcpy(fill, p->lead_start, sizeof(int32_t) * (size_t)n_items);
+        for (int32_t o = 0; o < n_opt; o++)
+            if (lead[o] >= 0) p->lead_opt[fill[lead[o]]++] = o;
+        free(fill);
+        free(lead);
     }
     p->plain = p->n_counters == 0;
     for (int32_t o = 0; o < n_opt; o++)
@@ -598,15 +626,27 @@ static int expand(Search *s) {
             if (item < 0) return 1;
             slack = 1;
         }
-        /* branch list: the live options of item, straight from the item's list */
-        int32_t n = p->item_start[item + 1] - p->item_start[item];
+        /* branch list: the live options of item, from its lead list when it is exact */
+        const int exact = (p->exact_mask[item / 64] >> (item % 64)) & 1;
+        const int32_t *list = exact ? p->lead_opt : p->item_opt;
+        int32_t from = exact ? p->lead_start[item] : p->item_start[item];
+        int32_t to = exact ? p->lead_start[item + 1] : p->item_start[item + 1];
+        int32_t n = to - from;
         if (buf_reserve(&s->arena, n + 1)) return -1;
         int32_t *out = s->arena.v + s->arena.n;
         int32_t m = 0;
         if (slack) out[m++] = p->n_options + item;  /* "take no more options of item" */
-        for (int32_t k = p->item_start[item]; k < p->item_start[item + 1]; k++) {
-            int32_t o = p->item_opt[k];
-            if (is_live(s, cov, o)) out[m++] = o;
+        if (p->plain && W == 2) {
+            const word_t c0 = cov[0], c1 = cov[1];
+            for (int32_t k = from; k < to; k++) {
+                int32_t o = list[k];
+                if (!((p->opt_plain[2 * o] & c0) | (p->opt_plain[2 * o + 1] & c1))) out[m++] = o;
+            }
+        } else {
+            for (int32_t k = from; k < to; k++) {
+                int32_t o = list[k];
+                if (is_live(s, cov, o)) out[m++] = o;
+            }
         }
         s->updates += (uint64_t)n;
         L->n_branch = m;
