@@ -69,6 +69,7 @@ typedef struct {
     int32_t n_counters, *counters;
     word_t *exact_mask;
     int plain;           /* no colors and no multiplicities: liveness is one bitset test */
+    int sparse;          /* options have fewer entries than the bitset has words */
     /* region rule (n_cells == 0: none) */
     int32_t n_cells, *cell_item, *nb_start, *nb;
     int32_t n_pieces, *piece_size, *piece_item;
@@ -234,6 +235,7 @@ static int Problem_init(Problem *p, PyObject *args, PyObject *kw) {
         free(lead);
     }
     p->plain = p->n_counters == 0;
+    p->sparse = n_opt > 0 && (int64_t)ni < (int64_t)n_opt * W;
     for (int32_t o = 0; o < n_opt; o++)
         if (p->opt_colored[o]) p->plain = 0;
     if (region != Py_None) {
@@ -484,9 +486,17 @@ static int ensure_level(Search *s, int32_t d) {
 static inline int is_live(const Search *s, const word_t *cov, int32_t o) {
     const Problem *p = s->p;
     if (s->excluded[o]) return 0;
-    const word_t *bits = p->opt_plain + (size_t)o * p->n_words;
-    for (int w = 0; w < p->n_words; w++)
-        if (bits[w] & cov[w]) return 0;
+    if (p->sparse) {
+        /* few entries, many words: test the option's own items instead of every word */
+        for (int32_t k = p->opt_start[o]; k < p->opt_start[o + 1]; k++) {
+            int32_t i = p->opt_item[k];
+            if (p->opt_color[k] == 0 && ((cov[i / 64] >> (i % 64)) & 1)) return 0;
+        }
+    } else {
+        const word_t *bits = p->opt_plain + (size_t)o * p->n_words;
+        for (int w = 0; w < p->n_words; w++)
+            if (bits[w] & cov[w]) return 0;
+    }
     if (p->opt_colored[o])
         for (int32_t k = p->opt_start[o]; k < p->opt_start[o + 1]; k++) {
             int32_t c = p->opt_color[k];
