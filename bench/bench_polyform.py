@@ -1,0 +1,108 @@
+"""Polyform benchmark: our kernel (total, and distinct by symmetry breaking) beside the
+PyPI packages ``xcover`` and ``exact-cover`` on the same exact covers.
+
+Run by hand:  .venv/bin/python bench/bench_polyform.py [--skip-others] [NAME ...]
+Default problems: pentomino-6x10, pentomino-8x8-centre, soma, pentacubes-3x4x5.
+Each package gets the same options (our compiled cover, all items primary); the time of
+their import / JIT warm-up is not counted (a tiny cover is solved first).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from core.library import load  # noqa: E402
+
+DEFAULT = ["pentomino-6x10", "pentomino-8x8-centre", "soma", "pentacubes-3x4x5"]
+
+
+def timed(fn):
+    t = time.perf_counter()
+    value = fn()
+    return value, time.perf_counter() - t
+
+
+def ours_total(problem):
+    return problem.solver().count()
+
+
+def ours_distinct(problem):
+    r = problem.solver(distinct=True).solve()
+    return f"{r.count}/{r.distinct}"
+
+
+def xcover_count(ec):
+    from xcover import covers
+
+    options = [[ec.items[i] for i, _ in opt] for opt in ec.options]
+    return sum(1 for _ in covers(options, primary=list(ec.primary), secondary=list(ec.secondary)))
+
+
+def exact_cover_count(ec):
+    import numpy as np
+    import exact_cover
+
+    if ec.n_primary != ec.n_items or ec.bounds is not None:
+        return None
+    m = np.zeros((ec.n_options, ec.n_items), dtype=np.int32)
+    for k, opt in enumerate(ec.options):
+        for i, _ in opt:
+            m[k, i] = 1
+    return int(exact_cover.get_solution_count(m))
+
+
+def warm_up():
+    from core.exact_cover import ExactCover
+
+    tiny = ExactCover.build(["a", "b"], [], [["a"], ["b"], ["a", "b"]])
+    try:
+        xcover_count(tiny)
+    except Exception:  # pragma: no cover - optional package
+        pass
+    try:
+        exact_cover_count(tiny)
+    except Exception:  # pragma: no cover
+        pass
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("names", nargs="*", default=DEFAULT)
+    ap.add_argument("--skip-others", action="store_true", help="time only our kernel")
+    args = ap.parse_args(argv)
+    if not args.skip_others:
+        warm_up()
+    head = f"{'problem':24} {'ours total':>16} {'ours distinct':>20} {'xcover':>16} {'exact-cover':>16}  ratios"
+    print(head)
+    print("-" * len(head))
+    for name in args.names:
+        p = load(name)
+        ec = p.exact_cover()
+        n_total, t_total = timed(lambda: ours_total(p))
+        n_dist, t_dist = timed(lambda: ours_distinct(p))
+        cols = [f"{n_total} {t_total:7.2f}s", f"{n_dist} {t_dist:7.2f}s"]
+        ratios = []
+        for label, fn in (("xcover", xcover_count), ("exact-cover", exact_cover_count)):
+            if args.skip_others:
+                cols.append("-")
+                continue
+            try:
+                n, t = timed(lambda: fn(ec))
+            except Exception as exc:  # an optional package missing or failing
+                cols.append(f"error: {type(exc).__name__}")
+                continue
+            if n is None:
+                cols.append("n/a")
+                continue
+            mark = "" if n == n_total else " MISMATCH"
+            cols.append(f"{n} {t:7.2f}s{mark}")
+            ratios.append(f"{label} {t / t_total:.1f}x total, {t / t_dist:.1f}x distinct")
+        print(f"{name:24} {cols[0]:>16} {cols[1]:>20} {cols[2]:>16} {cols[3]:>16}  {'; '.join(ratios)}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,116 @@
+"""Boards: a grid of free and blocked cells in the plane or in space.
+
+Text form (the tile-puzzle seed's): ``-`` or ``.`` a free cell, ``#`` a blocked one;
+layers of a box separated by a blank line.  Cells are ``(z, y, x)``; a plane board has
+one layer and ``space == 2``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+from ..errors import ProblemError
+from .shapes import NEIGHBOUR_STEPS, Cell
+
+FREE = "-."
+BLOCKED = "#"
+
+
+@dataclass(frozen=True)
+class Board:
+    """Free cells inside a ``layers x rows x cols`` box."""
+
+    layers: int
+    rows: int
+    cols: int
+    free: frozenset[Cell]
+    space: int = 2
+
+    @classmethod
+    def of_size(cls, dims: list[int] | tuple[int, ...]) -> "Board":
+        if len(dims) == 2:
+            nz, (ny, nx) = 1, dims
+        elif len(dims) == 3:
+            nz, ny, nx = dims
+        else:
+            raise ProblemError("size must be [rows, cols] or [layers, rows, cols]")
+        if min(nz, ny, nx) < 1:
+            raise ProblemError("every side of the board must be at least 1")
+        free = frozenset((z, y, x) for z in range(nz) for y in range(ny) for x in range(nx))
+        return cls(nz, ny, nx, free, 3 if len(dims) == 3 else 2)
+
+    @classmethod
+    def from_text(cls, text: str, *, first_line: int | None = None) -> "Board":
+        """Parse a board matrix; errors carry ``first_line + offset`` as their line."""
+        def where(n: int) -> int | None:
+            return None if first_line is None else first_line + n
+
+        layers: list[list[tuple[int, str]]] = [[]]
+        for n, raw in enumerate(text.splitlines()):
+            line = raw.strip()
+            if not line:
+                if layers[-1]:
+                    layers.append([])
+                continue
+            layers[-1].append((n, line))
+        if not layers[-1]:
+            layers.pop()
+        if not layers:
+            raise ProblemError("the board is empty", line=where(0))
+        rows = max(len(layer) for layer in layers)
+        cols = max(len(line) for layer in layers for _, line in layer)
+        free = set()
+        for z, layer in enumerate(layers):
+            for y, (n, line) in enumerate(layer):
+                for x, ch in enumerate(line):
+                    if ch in FREE:
+                        free.add((z, y, x))
+                    elif ch not in BLOCKED:
+                        raise ProblemError(
+                            f"board: unexpected character {ch!r} (use '-' or '.' for free, '#' for blocked)",
+                            line=where(n),
+                        )
+        if not free:
+            raise ProblemError("the board has no free cell", line=where(0))
+        return cls(len(layers), rows, cols, frozenset(free), 3 if len(layers) > 1 else 2)
+
+    # ------------------------------------------------------------------ views
+    @property
+    def dims(self) -> tuple[int, ...]:
+        return (self.layers, self.rows, self.cols) if self.space == 3 else (self.rows, self.cols)
+
+    @cached_property
+    def order(self) -> tuple[Cell, ...]:
+        """Free cells in search order: the longest axis outermost, the shortest innermost,
+        so a lowest-cell-first search fills the board along its short side."""
+        sizes = (self.layers, self.rows, self.cols)
+        axes = sorted(range(3), key=lambda a: (-sizes[a], a))
+        return tuple(sorted(self.free, key=lambda c: tuple(c[a] for a in axes)))
+
+    @cached_property
+    def index(self) -> dict[Cell, int]:
+        return {c: i for i, c in enumerate(self.order)}
+
+    def neighbours(self, cell: Cell) -> list[Cell]:
+        z, y, x = cell
+        out = []
+        for dz, dy, dx in NEIGHBOUR_STEPS:
+            n = (z + dz, y + dy, x + dx)
+            if n in self.free:
+                out.append(n)
+        return out
+
+    def cell_name(self, cell: Cell) -> str:
+        z, y, x = cell
+        return f"r{y}c{x}" if self.space == 2 else f"l{z}r{y}c{x}"
+
+    def text(self) -> str:
+        """The board as a ``-``/``#`` matrix."""
+        layers = [
+            "\n".join(
+                "".join("-" if (z, y, x) in self.free else "#" for x in range(self.cols))
+                for y in range(self.rows)
+            )
+            for z in range(self.layers)
+        ]
+        return "\n\n".join(layers)

@@ -1,0 +1,736 @@
+"""Polyform problems: pieces on a board, read from TOML or tile-puzzle text, compiled to
+an exact cover with up-front pruning, a region rule and symmetry.
+
+Compilation, in the order of :meth:`PolyformProblem.exact_cover`'s items:
+
+* fill goal: board cells (primary, in :attr:`Board.order`), then one item per piece kind
+  with a count (primary, multiplicity ``(lo, hi)``); pieces with ``count = "any"`` have no
+  item, their options are just cells;
+* pack goal: the piece items (primary), then the cells (secondary: may stay empty).
+
+One option per placement (kind, orientation, position), except those that wall off a
+region of free cells that no combination of the other pieces can fill (fill goal) or
+that leave less usable room than the pieces still need (pack goal).
+"""
+from __future__ import annotations
+
+import math
+import os
+import re
+import tomllib
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Iterator
+
+from ..errors import ProblemError
+from ..exact_cover import ExactCover
+from ..problem import LibraryEntry, Problem, register_kind, register_pattern, register_problem
+from ..pruning import RegionRule
+from ..search import Path, Solver
+from .board import Board
+from .sets import named_set
+from .shapes import Cell, Form, Shape, parse_matrix
+
+KIND = "polyform"
+SYMBOL_POOL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789@$%&*+=?!<>~^"
+
+
+@dataclass
+class PieceKind:
+    """One kind of piece: a shape, how it may turn, and how many copies."""
+
+    name: str
+    shape: Shape
+    mirror: bool = True
+    rotate: bool = True
+    lo: int = 1
+    #: at most this many copies; None = unlimited ("any")
+    hi: int | None = 1
+    line: int | None = None
+    forms: tuple[Form, ...] = ()
+    symbol: str = "?"
+
+    @property
+    def size(self) -> int:
+        return self.shape.size
+
+    @property
+    def count(self) -> tuple[int, int | None]:
+        return (self.lo, self.hi)
+
+    def count_text(self) -> str:
+        if self.hi is None:
+            return "any" if self.lo == 0 else f"{self.lo}+"
+        return str(self.lo) if self.lo == self.hi else f"{self.lo}..{self.hi}"
+
+
+@dataclass(frozen=True)
+class Placement:
+    """A piece on the board: its kind's name and the cells it covers."""
+
+    piece: str
+    cells: frozenset[Cell]
+    symbol: str = "?"
+
+
+@dataclass
+class Solution:
+    """One solution as placements, printable as a board."""
+
+    problem: "PolyformProblem"
+    path: Path
+    placements: list[Placement] = field(default_factory=list)
+
+    def __str__(self) -> str:
+        return self.problem.render_text(self.path)
+
+    def svg(self) -> str:
+        return self.problem.render_svg(self.path)
+
+
+# ====================================================================== parsing
+_TOP_KEYS = {"kind", "goal", "board", "size", "pieces", "name", "title", "description", "known"}
+_PIECE_KEYS = {"set", "only", "name", "shape", "count", "mirror", "rotate"}
+
+
+def _key_line(text: str, key: str, start: int = 0, stop: int | None = None) -> int | None:
+    """1-based line of the first ``key =`` at or after line index ``start``."""
+    lines = text.splitlines()
+    pat = re.compile(rf"^\s*{re.escape(key)}\s*=")
+    for i in range(start, len(lines) if stop is None else min(stop, len(lines))):
+        if pat.match(lines[i]):
+            return i + 1
+    return None
+
+
+def _table_lines(text: str) -> list[int]:
+    """1-based lines of each ``[[pieces]]`` header."""
+    pat = re.compile(r"^\s*\[\[\s*pieces\s*\]\]")
+    return [i + 1 for i, line in enumerate(text.splitlines()) if pat.match(line)]
+
+
+def _string_start(text: str, line: int | None) -> int | None:
+    """Line of the first row of a string value starting on ``line`` (skips ``\"\"\"\\n``)."""
+    if line is None:
+        return None
+    raw = text.splitlines()[line - 1]
+    value = raw.split("=", 1)[1].strip()
+    if value in ('"""', "'''"):
+        return line + 1
+    return line
+
+
+def _parse_count(value: Any, where: str) -> tuple[int, int | None]:
+    if isinstance(value, bool):
+        raise ProblemError(f"{where}: count must be an integer, [min, max] or \"any\"")
+    if isinstance(value, int):
+        if value < 0:
+            raise ProblemError(f"{where}: count must not be negative")
+        return value, value
+    if isinstance(value, str) and value.strip().lower() == "any":
+        return 0, None
+    if (
+        isinstance(value, list)
+        and len(value) == 2
+        and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+    ):
+        lo, hi = value
+        if not 0 <= lo <= hi:
+            raise ProblemError(f"{where}: count range [{lo}, {hi}] needs 0 <= min <= max")
+        return lo, hi
+    raise ProblemError(f"{where}: count must be an integer, [min, max] or \"any\", not {value!r}")
+
+
+def _flag(entry: dict, key: str, default: bool, where: str) -> bool:
+    v = entry.get(key, default)
+    if not isinstance(v, bool):
+        raise ProblemError(f"{where}: {key} must be true or false, not {v!r}")
+    return v
+
+
+def parse_toml(text: str, source: str | None = None) -> tuple[str, Board, list[PieceKind], dict]:
+    """(goal, board, pieces, extra) from a TOML problem file."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        m = re.search(r"line (\d+)", str(exc))
+        msg = re.sub(r"\s*\((at line \d+, column \d+|at end of document)\)", "", str(exc)) or "syntax error"
+        line = int(m.group(1)) if m else (len(text.splitlines()) if "end of document" in str(exc) else None)
+        raise ProblemError(f"not valid TOML: {msg}", source=source, line=line) from None
+    for key in data:
+        if key not in _TOP_KEYS:
+            raise ProblemError(
+                f"unknown key {key!r} (known: {', '.join(sorted(_TOP_KEYS))})", source=source, line=_key_line(text, key)
+            )
+    if data.get("kind", KIND) != KIND:
+        raise ProblemError(f"kind = {data.get('kind')!r}, expected {KIND!r}", source=source, line=_key_line(text, "kind"))
+    goal = data.get("goal", "fill")
+    if goal not in ("fill", "pack"):
+        raise ProblemError(f"goal must be \"fill\" or \"pack\", not {goal!r}", source=source, line=_key_line(text, "goal"))
+    board: Board
+    if "board" in data and "size" in data:
+        raise ProblemError("give either board or size, not both", source=source, line=_key_line(text, "size"))
+    if "board" in data:
+        b = data["board"]
+        line = _key_line(text, "board")
+        if not isinstance(b, str):
+            raise ProblemError("board must be a string (a matrix of '-' and '#')", source=source, line=line)
+        first = _string_start(text, line)
+        try:
+            board = Board.from_text(b, first_line=first)
+        except ProblemError as exc:
+            raise exc.located(source, line) from None
+    elif "size" in data:
+        s = data["size"]
+        line = _key_line(text, "size")
+        if not (isinstance(s, list) and len(s) in (2, 3) and all(isinstance(v, int) and not isinstance(v, bool) for v in s)):
+            raise ProblemError("size must be [rows, cols] or [layers, rows, cols]", source=source, line=line)
+        try:
+            board = Board.of_size(s)
+        except ProblemError as exc:
+            raise exc.located(source, line) from None
+    else:
+        raise ProblemError("the problem needs a board = \"\"\"...\"\"\" or a size = [rows, cols]", source=source)
+    entries = data.get("pieces")
+    if not isinstance(entries, list) or not entries or not all(isinstance(e, dict) for e in entries):
+        raise ProblemError("the problem needs at least one [[pieces]] table", source=source, line=_key_line(text, "pieces"))
+    headers = _table_lines(text)
+    pieces: list[PieceKind] = []
+    for k, entry in enumerate(entries):
+        line = headers[k] if k < len(headers) else _key_line(text, "pieces")
+        nxt = headers[k + 1] - 1 if k + 1 < len(headers) else None
+        where = f"piece {k + 1}"
+        try:
+            pieces.extend(_parse_piece(entry, where, text, line, nxt))
+        except ProblemError as exc:
+            raise exc.located(source, line) from None
+    extra = {key: data[key] for key in ("name", "title", "description", "known") if key in data}
+    return goal, board, pieces, extra
+
+
+def _parse_piece(entry: dict, where: str, text: str, line: int | None, stop: int | None) -> list[PieceKind]:
+    for key in entry:
+        if key not in _PIECE_KEYS:
+            raise ProblemError(f"{where}: unknown key {key!r} (known: {', '.join(sorted(_PIECE_KEYS))})")
+    lo, hi = _parse_count(entry.get("count", 1), where)
+    if "set" in entry:
+        if "shape" in entry or "name" in entry:
+            raise ProblemError(f"{where}: give either set or name + shape, not both")
+        name = entry["set"]
+        members = named_set(name) if isinstance(name, str) else None
+        if members is None:
+            from .sets import set_names
+
+            raise ProblemError(f"{where}: unknown set {name!r} (known: {', '.join(set_names())})")
+        only = entry.get("only")
+        if only is not None:
+            if not isinstance(only, list) or not all(isinstance(o, str) for o in only):
+                raise ProblemError(f"{where}: only must be a list of piece names")
+            names = {m.name for m in members}
+            for o in only:
+                if o not in names:
+                    raise ProblemError(f"{where}: set {name!r} has no piece {o!r}")
+            members = [m for m in members if m.name in only]
+        mirror_given = "mirror" in entry
+        mirror = _flag(entry, "mirror", True, where)
+        rotate = _flag(entry, "rotate", True, where)
+        return [
+            PieceKind(m.name, m.shape, mirror if mirror_given else m.mirror, rotate, lo, hi, line)
+            for m in members
+        ]
+    name = entry.get("name")
+    shape_text = entry.get("shape")
+    if not isinstance(name, str) or not name.strip():
+        raise ProblemError(f"{where}: needs set = \"...\" or a name = \"...\" and a shape")
+    name = name.strip()
+    if not isinstance(shape_text, str):
+        raise ProblemError(f"piece {name!r}: needs a shape = \"\"\"...\"\"\" matrix ('#' = a cell of the piece)")
+    first = _string_start(text, _key_line(text, "shape", (line or 1) - 1, stop)) if line else None
+    try:
+        form, dim = parse_matrix(shape_text, what=f"piece {name!r}")
+    except ProblemError as exc:
+        raise ProblemError(exc.message, line=None if first is None or exc.line is None else first + exc.line) from None
+    return [
+        PieceKind(
+            name, Shape(form, dim), _flag(entry, "mirror", True, where), _flag(entry, "rotate", True, where), lo, hi, first or line
+        )
+    ]
+
+
+def parse_text(text: str, source: str | None = None) -> tuple[str, Board, list[PieceKind], dict]:
+    """The tile-puzzle seed's text: ``#`` comment lines on top, a board, a blank line,
+    then tiles separated by blank lines.  Every tile once, turned and mirrored freely."""
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        s = lines[i].strip()
+        if not s or (s.startswith("#") and set(s) - set("#-.")):
+            i += 1
+            continue
+        break
+    blocks: list[tuple[int, list[str]]] = []
+    cur: list[str] = []
+    start = i
+    for j in range(i, len(lines)):
+        s = lines[j].strip()
+        if not s:
+            if cur:
+                blocks.append((start, cur))
+                cur = []
+            continue
+        if not cur:
+            start = j
+        cur.append(s)
+    if cur:
+        blocks.append((start, cur))
+    if not blocks:
+        raise ProblemError("no board found (a matrix of '-' free and '#' blocked cells)", source=source)
+    b_line, b_rows = blocks[0]
+    try:
+        board = Board.from_text("\n".join(b_rows), first_line=b_line + 1)
+    except ProblemError as exc:
+        raise exc.located(source) from None
+    if len(blocks) < 2:
+        raise ProblemError("no tiles after the board (separate them with a blank line)", source=source, line=b_line + 1)
+    pieces = []
+    for k, (t_line, rows) in enumerate(blocks[1:]):
+        name = _default_name(k)
+        try:
+            form, dim = parse_matrix("\n".join(rows), what=f"tile {k + 1}")
+        except ProblemError as exc:
+            raise ProblemError(exc.message, source=source, line=t_line + 1 + (exc.line or 0)) from None
+        pieces.append(PieceKind(name, Shape(form, dim), True, True, 1, 1, t_line + 1))
+    return "fill", board, pieces, {}
+
+
+def _default_name(k: int) -> str:
+    return SYMBOL_POOL[k] if k < 52 else f"T{k + 1}"
+
+
+# ====================================================================== the problem
+class PolyformProblem(Problem):
+    """Pieces on a board: fill every free cell, or pack every piece."""
+
+    kind = KIND
+
+    def __init__(self, spec: dict[str, Any], name: str | None = None):
+        super().__init__(spec, name)
+        source = spec.get("source_name") or spec.get("name")
+        self.source = source
+        text = spec.get("text")
+        if not isinstance(text, str):
+            raise ProblemError("a polyform spec needs its text", source=source)
+        fmt = spec.get("format", "toml")
+        if fmt == "toml":
+            goal, board, pieces, extra = parse_toml(text, source)
+        elif fmt == "text":
+            goal, board, pieces, extra = parse_text(text, source)
+        else:
+            raise ProblemError(f"unknown polyform format {fmt!r} (toml, text)", source=source)
+        self.goal = goal
+        self.board = board
+        self.extra = extra
+        self.pieces = self._prepare(pieces)
+        self._check_area()
+
+    # -------------------------------------------------------------- pieces
+    def _prepare(self, pieces: list[PieceKind]) -> list[PieceKind]:
+        space = self.board.space
+        merged: dict[frozenset, PieceKind] = {}
+        names: dict[str, PieceKind] = {}
+        for p in pieces:
+            where = dict(source=self.source, line=p.line)
+            if p.size == 0:
+                raise ProblemError(f"piece {p.name!r} has no cells", **where)
+            if not p.shape.connected():
+                raise ProblemError(f"piece {p.name!r} is not connected (its cells must touch side to side)", **where)
+            if p.shape.dim == 3 and space == 2:
+                raise ProblemError(f"piece {p.name!r} is a solid (layers) but the board is flat", **where)
+            if re.fullmatch(r"(l\d+)?r\d+c\d+", p.name):
+                raise ProblemError(f"piece name {p.name!r} looks like a cell name; choose another", **where)
+            if p.hi == 0:
+                continue
+            p.forms = p.shape.orientations(mirror=p.mirror, rotate=p.rotate, space=space)
+            key = frozenset(p.forms)
+            if key in merged:  # the same piece again: more copies of it
+                q = merged[key]
+                q.lo += p.lo
+                q.hi = None if q.hi is None or p.hi is None else q.hi + p.hi
+                continue
+            if p.name in names:
+                raise ProblemError(f"two different pieces are named {p.name!r}", **where)
+            names[p.name] = p
+            merged[key] = p
+        kinds = list(merged.values())
+        if not kinds:
+            raise ProblemError("the problem has no pieces", source=self.source)
+        if self.goal == "pack":
+            for p in kinds:
+                if p.hi is None or p.lo != p.hi:
+                    raise ProblemError(
+                        f"piece {p.name!r}: in pack mode every count must be a fixed number", source=self.source, line=p.line
+                    )
+        used: set[str] = set()
+        for p in kinds:  # a kind's own letter where it is free, F' -> f
+            want = p.name[0].lower() if p.name.endswith("'") else p.name[0]
+            numbered = len(p.name) > 2 and p.name[1:].isdigit()
+            p.symbol = ""
+            if want in SYMBOL_POOL and want not in used and not numbered:
+                p.symbol = want
+                used.add(want)
+        for p in kinds:
+            if not p.symbol:
+                p.symbol = next((s for s in SYMBOL_POOL if s not in used), "?")
+                used.add(p.symbol)
+        return kinds
+
+    def _check_area(self) -> None:
+        cells = len(self.board.free)
+        lo_area = sum(p.lo * p.size for p in self.pieces)
+        unlimited = any(p.hi is None for p in self.pieces)
+        hi_area = math.inf if unlimited else sum(p.hi * p.size for p in self.pieces)
+        if lo_area > cells:
+            raise ProblemError(
+                f"the pieces cover {lo_area} cells but the board has only {cells} free cells", source=self.source
+            )
+        if self.goal == "fill":
+            if hi_area < cells:
+                raise ProblemError(
+                    f"the pieces cover at most {hi_area} cells but the board has {cells} free cells to fill",
+                    source=self.source,
+                )
+            if not (self._sums(None) >> cells) & 1:
+                raise ProblemError(f"no combination of the pieces covers exactly {cells} cells", source=self.source)
+
+    def _sums(self, minus: int | None) -> int:
+        """Bitset of the areas some allowed multiset of pieces (less one copy of kind
+        ``minus``) can cover, up to the board's size."""
+        n = len(self.board.free)
+        mask = (1 << (n + 1)) - 1
+        reach = 1
+        for k, p in enumerate(self.pieces):
+            hi = p.hi
+            if k == minus and hi is not None:
+                hi -= 1
+            if hi is None:
+                for _ in range(n // p.size + 1):
+                    reach = (reach | (reach << p.size)) & mask
+            else:
+                for _ in range(hi):
+                    reach = (reach | (reach << p.size)) & mask
+        return reach
+
+    # -------------------------------------------------------------- compiling
+    @cached_property
+    def _compiled(self):
+        board = self.board
+        order = board.order
+        index = board.index
+        n_cells = len(order)
+        fill = self.goal == "fill"
+        # bit-parallel flood fill on a padded grid
+        W, H = board.cols + 2, board.rows + 2
+        L = W * H
+
+        def bit(c: Cell) -> int:
+            return 1 << ((c[0] + 1) * L + (c[1] + 1) * W + (c[2] + 1))
+
+        free_mask = 0
+        for c in order:
+            free_mask |= bit(c)
+        steps = (1, W, L) if board.space == 3 else (1, W)
+
+        def spread(m: int) -> int:
+            out = m
+            for s in steps:
+                out |= (m << s) | (m >> s)
+            return out
+
+        placements: list[tuple[int, frozenset]] = []
+        for k, p in enumerate(self.pieces):
+            ok = self._sums(k)
+            remaining_area = sum(q.lo * q.size for q in self.pieces) - p.size
+            for form in p.forms:
+                a = form[0]
+                seen_here: set[frozenset] = set()
+                for b in order:
+                    dz, dy, dx = b[0] - a[0], b[1] - a[1], b[2] - a[2]
+                    cells = [(z + dz, y + dy, x + dx) for z, y, x in form]
+                    if not all(c in index for c in cells):
+                        continue
+                    fs = frozenset(cells)
+                    if fs in seen_here:
+                        continue
+                    seen_here.add(fs)
+                    m = 0
+                    for c in cells:
+                        m |= bit(c)
+                    rest = free_mask & ~m
+                    seeds = spread(m) & rest
+                    good = True
+                    usable = touched = 0
+                    while seeds:
+                        comp = seeds & -seeds
+                        while True:
+                            nxt = spread(comp) & rest
+                            if nxt == comp:
+                                break
+                            comp = nxt
+                        size = comp.bit_count()
+                        seeds &= ~comp
+                        touched += size
+                        if fill:
+                            if not (ok >> size) & 1:
+                                good = False
+                                break
+                        else:
+                            room = ok & ((1 << (size + 1)) - 1)
+                            usable += room.bit_length() - 1
+                    if good and not fill:
+                        untouched = rest.bit_count() - touched
+                        good = usable + untouched >= remaining_area
+                    if good:
+                        placements.append((k, fs))
+        # items
+        piece_items = [k for k, p in enumerate(self.pieces) if p.hi is not None]
+        cell_names = [board.cell_name(c) for c in order]
+        piece_names = [self.pieces[k].name for k in piece_items]
+        if fill:
+            items = cell_names + piece_names
+            n_primary = len(items)
+            cell_base, piece_base = 0, n_cells
+        else:
+            items = piece_names + cell_names
+            n_primary = len(piece_names)
+            cell_base, piece_base = len(piece_names), 0
+        item_of_kind = {k: piece_base + j for j, k in enumerate(piece_items)}
+        options = []
+        labels = []
+        for k, cells in placements:
+            entries = sorted(cell_base + index[c] for c in cells)
+            if k in item_of_kind:
+                entries.append(item_of_kind[k])
+            options.append(tuple((i, 0) for i in entries))
+            labels.append(self.pieces[k].name + " " + " ".join(cell_names[index[c]] for c in sorted(cells, key=index.get)))
+        bounds = None
+        if any(self.pieces[k].count != (1, 1) for k in piece_items):
+            bounds = [(1, 1)] * n_primary
+            for k, i in item_of_kind.items():
+                p = self.pieces[k]
+                bounds[i] = (p.lo, p.hi)
+        ec = ExactCover.from_indices(items, n_primary, options, ("",), bounds, labels, source=self.source)
+        region = None
+        if fill:
+            neighbours = tuple(tuple(index[n] for n in board.neighbours(c)) for c in order)
+            rule_pieces = tuple(
+                (p.size, item_of_kind.get(k, -1)) for k, p in enumerate(self.pieces)
+            )
+            region = RegionRule(tuple(range(n_cells)), neighbours, rule_pieces)
+        return ec, placements, region, item_of_kind
+
+    def exact_cover(self) -> ExactCover:
+        return self._compiled[0]
+
+    @property
+    def placements(self) -> list[tuple[int, frozenset]]:
+        """(kind index, cells) of each option of :meth:`exact_cover`."""
+        return self._compiled[1]
+
+    def region_rule(self) -> RegionRule | None:
+        return self._compiled[2]
+
+    # -------------------------------------------------------------- solving
+    #: measured on pentomino-6x10 (see docs/readme/polyform.md)
+    default_heuristic = "mrv"
+
+    def solver_options(self, **options: Any) -> dict[str, Any]:
+        options.setdefault("heuristic", self.default_heuristic)
+        if "region" not in options:
+            options["region"] = self.region_rule()
+        return options
+
+    def solver(self, *, engine: str = "kernel", distinct: bool = False, **options: Any) -> Solver:
+        """A solver; with ``distinct=True`` a :class:`DistinctSolver` whose results carry
+        ``distinct`` (one per symmetry class) beside ``count`` (every solution)."""
+        if not distinct:
+            return super().solver(engine=engine, **options)
+        from .distinct import DistinctSolver
+
+        cls = _engine(engine)
+        opts = self.solver_options(**options)
+        return DistinctSolver(
+            self.exact_cover(),
+            self.option_permutations,
+            self._fixed_single_pieces(),
+            lambda ec: cls(ec, **opts),
+        )
+
+    @cached_property
+    def group(self):
+        """The symmetries of the problem (board and piece set), identity first."""
+        from .symmetry import symmetry_group
+
+        return symmetry_group(self.board, [frozenset(p.forms) for p in self.pieces], [p.count for p in self.pieces])
+
+    @cached_property
+    def option_permutations(self) -> list[tuple[int, ...]]:
+        from .symmetry import option_permutations
+
+        return option_permutations(self.group, self.placements)
+
+    def _fixed_single_pieces(self) -> dict[int, list[int]]:
+        """Option ids of each kind placed exactly once and mapped to itself by G."""
+        fixed = {
+            k for k, p in enumerate(self.pieces)
+            if p.count == (1, 1) and all(g.kinds[k] == k for g in self.group)
+        }
+        out: dict[int, list[int]] = {k: [] for k in fixed}
+        for i, (k, _) in enumerate(self.placements):
+            if k in fixed:
+                out[k].append(i)
+        return out
+
+    # -------------------------------------------------------------- solutions
+    def placements_of(self, solution: Path) -> list[Placement]:
+        out = []
+        for o in solution:
+            k, cells = self.placements[o]
+            p = self.pieces[k]
+            out.append(Placement(p.name, cells, p.symbol))
+        return out
+
+    def verify(self, solution: Path) -> bool:
+        """Geometric check, independent of the exact cover: free cells, no overlap, allowed
+        orientations, counts within bounds, every cell covered when filling."""
+        try:
+            placed = [self.placements[o] for o in solution]
+        except (IndexError, TypeError):
+            return False
+        covered: set[Cell] = set()
+        counts = [0] * len(self.pieces)
+        from .shapes import normalise
+
+        for k, cells in placed:
+            if not cells <= self.board.free or cells & covered:
+                return False
+            if normalise(cells) not in self.pieces[k].forms:
+                return False
+            covered |= cells
+            counts[k] += 1
+        for k, p in enumerate(self.pieces):
+            if counts[k] < p.lo or (p.hi is not None and counts[k] > p.hi):
+                return False
+        return self.goal == "pack" or covered == self.board.free
+
+    def render_text(self, solution: Path) -> str:
+        from .render import render_text
+
+        return render_text(self, solution)
+
+    def render_svg(self, solution: Path) -> str:
+        from .render import render_svg
+
+        return render_svg(self, solution)
+
+    def describe(self) -> str:
+        n = sum(1 for _ in self.pieces)
+        dims = "x".join(map(str, self.board.dims))
+        return (
+            f"polyform {self.goal}: {n} piece kinds on a {dims} board with {len(self.board.free)} free cells, "
+            f"{self.exact_cover().n_options} placements, |G| = {len(self.group)}"
+        )
+
+
+def _engine(engine: str):
+    if engine == "kernel":
+        from ..kernel import KernelSolver
+
+        return KernelSolver
+    if engine == "reference":
+        from ..reference import ReferenceSolver
+
+        return ReferenceSolver
+    raise ProblemError(f"unknown engine {engine!r} (kernel, reference)")
+
+
+# ====================================================================== Python API
+def problem_from_text(text: str, *, source_name: str = "<text>", format: str | None = None) -> PolyformProblem:
+    """A polyform problem from TOML or tile-puzzle text (format guessed if not given)."""
+    if format is None:
+        format = "toml" if re.search(r"(?m)^\s*\[\[\s*pieces\s*\]\]|^\s*(board|size)\s*=", text) else "text"
+    return PolyformProblem({"kind": KIND, "format": format, "text": text, "source_name": source_name})
+
+
+def solutions(problem: PolyformProblem, *, engine: str = "kernel", limit: int | None = None) -> Iterator[Solution]:
+    """Every solution, lazily, as :class:`Solution` (placements; ``str()`` prints the board)."""
+    solver = problem.solver(engine=engine)
+    for n, path in enumerate(solver.solutions()):
+        if limit is not None and n >= limit:
+            return
+        yield Solution(problem, path, problem.placements_of(path))
+
+
+# ====================================================================== registration
+def load_problem(spec: dict[str, Any]) -> PolyformProblem:
+    return PolyformProblem(spec)
+
+
+register_kind(KIND, load_problem)
+
+LIBRARY_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "library")
+
+#: name, file in core/library, description, known counts
+LIBRARY = [
+    ("pentomino-6x10", "pentomino-6x10.toml", "the 12 pentominoes in a 6x10 rectangle", 9356, 2339),
+    ("pentomino-5x12", "pentomino-5x12.toml", "the 12 pentominoes in a 5x12 rectangle", 4040, 1010),
+    ("pentomino-4x15", "pentomino-4x15.toml", "the 12 pentominoes in a 4x15 rectangle", 1472, 368),
+    ("pentomino-3x20", "pentomino-3x20.toml", "the 12 pentominoes in a 3x20 rectangle", 8, 2),
+    ("pentomino-8x8-centre", "pentomino-8x8-centre.toml", "the 12 pentominoes in an 8x8 square less its centre 2x2", 520, 65),
+    ("pentomino-seed-5x5", "pentomino-seed-5x5.toml", "the pentomino seed: L N U W Y in a 5x5 square", 8, None),
+    ("bitmask-seed-5x5", "bitmask-seed-5x5.toml", "the bitmask seed: F N T V Y in a 5x5 square", 8, None),
+    ("tilepuzzle-seed-hexominoes", "tilepuzzle-seed-hexominoes.txt", "the tile-puzzle seed: 13 hexominoes in a 13x13 frame", 4, 1),
+    ("tilepuzzle-seed-octominoes", "tilepuzzle-seed-octominoes.txt", "the tile-puzzle seed: 9 octominoes in a 13x13 frame", 4, 1),
+    ("soma", "soma.toml", "the 7 Soma pieces in a 3x3x3 cube", 11520, 240),
+    ("pentacubes-3x4x5", "pentacubes-3x4x5.toml", "the 12 flat pentacubes in a 3x4x5 box", 31520, 3940),
+    ("dominoes-8x8", None, "domino tilings of the 8x8 square", 12988816, None),
+]
+
+
+def _library_spec(file: str, name: str) -> dict[str, Any]:
+    with open(os.path.join(LIBRARY_DIR, file), encoding="utf-8") as fh:
+        text = fh.read()
+    fmt = "toml" if file.endswith(".toml") else "text"
+    return {"kind": KIND, "format": fmt, "text": text, "source_name": name}
+
+
+def dominoes_text(rows: int, cols: int) -> str:
+    return f'kind = "polyform"\ngoal = "fill"\nsize = [{rows}, {cols}]\n\n[[pieces]]\nset = "dominoes"\ncount = "any"\n'
+
+
+def _dominoes_spec(name: str) -> dict[str, Any] | None:
+    m = re.fullmatch(r"dominoes-(\d+)x(\d+)", name)
+    if not m:
+        return None
+    r, c = int(m.group(1)), int(m.group(2))
+    if not (1 <= r <= 64 and 1 <= c <= 64):
+        return None
+    return {"kind": KIND, "format": "toml", "text": dominoes_text(r, c), "source_name": name}
+
+
+def _register() -> None:
+    for name, file, description, total, distinct in LIBRARY:
+        known = {"solutions": total}
+        if distinct is not None:
+            known["distinct"] = distinct
+        if file is None:
+            spec = _dominoes_spec(name)
+        else:
+            try:
+                spec = _library_spec(file, name)
+            except OSError:
+                continue
+        register_problem(LibraryEntry(name, description, spec, known))
+    register_pattern("dominoes-RxC", "domino tilings of an R x C rectangle", _dominoes_spec)
+
+
+_register()

@@ -1,0 +1,84 @@
+"""Board symmetry: the group G that maps the free cells and the piece set to themselves,
+and its action on placements (exact cover options).
+
+A **symmetry** is a transform ``t`` of the axes plus a translation that maps the free
+cells onto themselves, together with the permutation of piece kinds it induces: kind
+``k``'s set of orientations, transformed by ``t``, must be the orientation set of a kind
+``k'`` with the same count.  So a one-sided set holding both mirror images of each chiral
+piece is closed under reflections (they swap the pair); a lone ``mirror = false`` piece
+keeps only the rotations.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from .board import Board
+from .shapes import TRANSFORMS_2D, TRANSFORMS_3D, Cell, Transform, apply, transform_form
+
+
+@dataclass(frozen=True)
+class Symmetry:
+    transform: Transform
+    offset: Cell
+    #: kind index -> image kind index
+    kinds: tuple[int, ...]
+
+    def cell(self, c: Cell) -> Cell:
+        z, y, x = apply(self.transform, c)
+        return (z + self.offset[0], y + self.offset[1], x + self.offset[2])
+
+    @property
+    def is_identity(self) -> bool:
+        return self.transform == ((0, 1, 2), (1, 1, 1)) and self.offset == (0, 0, 0)
+
+
+def board_maps(board: Board) -> list[tuple[Transform, Cell]]:
+    """Every (transform, offset) mapping the board's free cells onto themselves."""
+    free = board.free
+    group = TRANSFORMS_2D if board.space == 2 else TRANSFORMS_3D
+    lo = tuple(min(c[a] for c in free) for a in range(3))
+    out = []
+    for t in group:
+        img = [apply(t, c) for c in free]
+        ilo = tuple(min(c[a] for c in img) for a in range(3))
+        off = (lo[0] - ilo[0], lo[1] - ilo[1], lo[2] - ilo[2])
+        if all((z + off[0], y + off[1], x + off[2]) in free for z, y, x in img):
+            out.append((t, off))
+    return out
+
+
+def symmetry_group(board: Board, orientation_sets: Sequence[frozenset], counts: Sequence[tuple]) -> list[Symmetry]:
+    """G: board maps that also map the piece set (orientation sets with their counts)
+    onto itself.  The identity comes first."""
+    by_key = {(o, c): k for k, (o, c) in enumerate(zip(orientation_sets, counts))}
+    out = []
+    for t, off in board_maps(board):
+        perm = []
+        for k, forms in enumerate(orientation_sets):
+            image = frozenset(transform_form(t, f) for f in forms)
+            j = by_key.get((image, counts[k]))
+            if j is None:
+                break
+            perm.append(j)
+        else:
+            out.append(Symmetry(t, off, tuple(perm)))
+    return out
+
+
+def option_permutations(
+    group: Sequence[Symmetry], placements: Sequence[tuple[int, frozenset]]
+) -> list[tuple[int, ...]]:
+    """For each symmetry, the permutation it induces on placements (option ids).
+    Raises ValueError if the placement list is not closed under the group."""
+    index = {p: i for i, p in enumerate(placements)}
+    perms = []
+    for g in group:
+        perm = []
+        for kind, cells in placements:
+            j = index.get((g.kinds[kind], frozenset(g.cell(c) for c in cells)))
+            if j is None:
+                raise ValueError("the placements are not closed under the board's symmetry")
+            perm.append(j)
+        perms.append(tuple(perm))
+    return perms
