@@ -364,12 +364,6 @@ class PolyformProblem(Problem):
         kinds = list(merged.values())
         if not kinds:
             raise ProblemError("the problem has no pieces", source=self.source)
-        if self.goal == "pack":
-            for p in kinds:
-                if p.hi is None or p.lo != p.hi:
-                    raise ProblemError(
-                        f"piece {p.name!r}: in pack mode every count must be a fixed number", source=self.source, line=p.line
-                    )
         used: set[str] = set()
         for p in kinds:  # a kind's own letter where it is free, F' -> f
             want = p.name[0].lower() if p.name.endswith("'") else p.name[0]
@@ -449,7 +443,8 @@ class PolyformProblem(Problem):
         placements: list[tuple[int, frozenset]] = []
         for k, p in enumerate(self.pieces):
             ok = self._sums(k)
-            remaining_area = sum(q.lo * q.size for q in self.pieces) - p.size
+            # the area the other pieces still must cover once this copy is placed
+            remaining_area = sum(q.lo * q.size for q in self.pieces) - (p.size if p.lo > 0 else 0)
             for form in p.forms:
                 a = form[0]
                 seen_here: set[frozenset] = set()
@@ -492,7 +487,9 @@ class PolyformProblem(Problem):
                     if good:
                         placements.append((k, fs))
         # items
-        piece_items = [k for k, p in enumerate(self.pieces) if p.hi is not None]
+        # filling, a piece in unlimited supply needs no item (the cells say it all);
+        # packing, every piece has one, so its count (lo..hi) is kept and branched on
+        piece_items = [k for k, p in enumerate(self.pieces) if p.hi is not None or not fill]
         cell_names = [board.cell_name(c) for c in order]
         piece_names = [self.pieces[k].name for k in piece_items]
         if fill:
@@ -513,11 +510,11 @@ class PolyformProblem(Problem):
             options.append(tuple((i, 0) for i in entries))
             labels.append(self.pieces[k].name + " " + " ".join(cell_names[index[c]] for c in sorted(cells, key=index.get)))
         bounds = None
-        if any(self.pieces[k].count != (1, 1) for k in piece_items):
+        if any(self.pieces[k].count != (1, 1) or self.pieces[k].hi is None for k in piece_items):
             bounds = [(1, 1)] * n_primary
             for k, i in item_of_kind.items():
                 p = self.pieces[k]
-                bounds[i] = (p.lo, p.hi)
+                bounds[i] = (p.lo, p.hi if p.hi is not None else max(p.lo, 1, n_cells // p.size))
         ec = ExactCover.from_indices(items, n_primary, options, ("",), bounds, labels, source=self.source)
         region = None
         if fill:

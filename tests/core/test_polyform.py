@@ -478,8 +478,8 @@ def test_errors_name_piece_and_line():
     assert e.line == 3 and "count" in str(e)
     e = _err('kind = "polyform"\nsize = [2, 2]\n[[pieces]]\nset = "nonominoes"\n')
     assert "unknown set" in str(e)
-    e = _err('kind = "polyform"\ngoal = "pack"\nsize = [2, 2]\n[[pieces]]\nset = "dominoes"\ncount = "any"\n')
-    assert "pack" in str(e)
+    e = _err('kind = "polyform"\ngoal = "pack"\nsize = [1, 2]\n[[pieces]]\nname = "I"\nshape = "###"\ncount = [1, 2]\n')
+    assert "cells" in str(e)  # pack: even the fewest pieces do not fit
     e = _err('kind = "polyform"\nsize = [3, 3]\n[[pieces]]\nset = "dominoes"\ncount = 2\n')
     assert "9" in str(e)  # fill: less area than cells
     e = _err("----\n----\n\n##\n\n#-\n-#\n", fmt="text")
@@ -502,3 +502,69 @@ def test_spec_round_trip():
     q = from_spec(p.spec)
     assert q.exact_cover() == p.exact_cover()
     assert named_spec("dominoes-3x7")["text"] and named_spec("dominoes-0x7") is None
+
+
+def _brute_packings(free: set, table: dict) -> set[frozenset]:
+    """Every set of non-overlapping placements whose count per piece lies in its range
+    (``hi`` None: unlimited), by include/exclude over all placements — no compiler used."""
+    placements = []
+    for name, (shape, mirror, _) in sorted(table.items()):
+        seen = set()
+        for v in pc.variants(shape, mirror=mirror):
+            for b in free:
+                d = (b[0] - v[0][0], b[1] - v[0][1], b[2] - v[0][2])
+                cells = frozenset((c[0] + d[0], c[1] + d[1], c[2] + d[2]) for c in v)
+                if cells <= free and cells not in seen:
+                    seen.add(cells)
+                    placements.append((name, cells))
+    found: set[frozenset] = set()
+    counts = {name: 0 for name in table}
+
+    def rec(k, used, chosen):
+        if k == len(placements):
+            if all(table[n][2][0] <= counts[n] for n in table):
+                found.add(frozenset(chosen))
+            return
+        rec(k + 1, used, chosen)
+        name, cells = placements[k]
+        hi = table[name][2][1]
+        if not cells & used and (hi is None or counts[name] < hi):
+            counts[name] += 1
+            rec(k + 1, used | cells, chosen + [(name, cells)])
+            counts[name] -= 1
+
+    rec(0, frozenset(), [])
+    return found
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.integers(2, 3),
+    st.integers(2, 4),
+    st.lists(st.sampled_from(["V", "I", "D"]), min_size=1, max_size=2, unique=True),
+    st.data(),
+)
+def test_pack_mode_with_ranges_and_any_matches_brute_force(rows, cols, names, data):
+    pieces, table = {}, {}
+    for n in names:
+        kind = data.draw(st.sampled_from(["range", "any", "fixed"]))
+        lo = data.draw(st.integers(0, 1))
+        hi = max(lo, 1) + data.draw(st.integers(0, 1))
+        count = {"range": f"[{lo}, {hi}]", "any": '"any"', "fixed": str(max(lo, 1))}[kind]
+        bounds = {"range": (lo, hi), "any": (0, None), "fixed": (max(lo, 1), max(lo, 1))}[kind]
+        pieces[n] = (count, True)
+        table[n] = (pc.cells_of_text(SMALL_SET[n].replace("/", "\n")), True, bounds)
+    text = _toml(rows, cols, set(), pieces, goal="pack")
+    free = {(0, y, x) for y in range(rows) for x in range(cols)}
+    try:
+        p = problem_from_text(text, format="toml")
+        sols = list(p.solver().solutions())
+    except ProblemError:
+        # only when even the fewest pieces cannot fit
+        assert not _brute_packings(free, table)
+        return
+    ec = p.exact_cover()
+    got = [frozenset(pc.decode(ec, o) for o in s) for s in sols]
+    assert len(set(got)) == len(got), "a packing was found twice"
+    assert set(got) == _brute_packings(free, table)
+    assert p.solver(engine="reference").count() == len(got)
