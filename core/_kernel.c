@@ -332,11 +332,20 @@ static int buf_push(Buf *b, int32_t x) {
  * the entry that cost the fewest nodes to compute is evicted.
  */
 enum { MEMO_WAYS = 4 };
+/* The memo starts once a search has visited this many nodes (small subproblems never pay
+ * for it), with a small table that doubles while it fills, up to the memory cap. */
+#define MEMO_START_NODES ((uint64_t)4096)
+#define MEMO_FIRST_BYTES ((uint64_t)1 << 20)
+/* After this many nodes, a memo that answered fewer than 1 in 64 lookups is switched off. */
+#define MEMO_TRIAL_NODES ((uint64_t)1 << 20)
 
 typedef struct {
-    int active;
+    int wanted;           /* allowed for this search (counting a plain problem) */
+    int active;           /* table allocated and in use */
     int W;
+    uint64_t max_bytes;
     uint64_t n_buckets;   /* a power of two */
+    uint64_t used;        /* occupied slots */
     word_t *keys;         /* n_buckets * WAYS * W */
     u128 *counts;
     uint64_t *work;       /* nodes the entry cost; 0 = empty slot */
@@ -353,24 +362,52 @@ static uint64_t memo_hash(const word_t *key, int W) {
     return h;
 }
 
-static int memo_init(Memo *m, int W, uint64_t max_bytes) {
-    memset(m, 0, sizeof *m);
-    uint64_t per_bucket = MEMO_WAYS * (sizeof(word_t) * (uint64_t)W + sizeof(u128) + sizeof(uint64_t));
-    uint64_t n = 1;
-    while (n * 2 * per_bucket <= max_bytes) n *= 2;
-    if (n * per_bucket > max_bytes) return 0;  /* too small to be worth it: stay off */
-    m->W = W;
-    m->n_buckets = n;
-    m->keys = malloc(sizeof(word_t) * n * MEMO_WAYS * W);
+static uint64_t memo_bucket_bytes(int W) {
+    return MEMO_WAYS * (sizeof(word_t) * (uint64_t)W + sizeof(u128) + sizeof(uint64_t));
+}
+
+/* Allocate a table of n buckets; 0 on success. */
+static int memo_alloc(Memo *m, uint64_t n) {
+    m->keys = malloc(sizeof(word_t) * n * MEMO_WAYS * m->W);
     m->counts = malloc(sizeof(u128) * n * MEMO_WAYS);
     m->work = calloc(n * MEMO_WAYS, sizeof(uint64_t));
-    if (!m->keys || !m->counts || !m->work) return -1;
-    m->active = 1;
+    if (!m->keys || !m->counts || !m->work) {
+        free(m->keys); free(m->counts); free(m->work);
+        m->keys = NULL; m->counts = NULL; m->work = NULL;
+        return -1;
+    }
+    m->n_buckets = n;
+    m->used = 0;
     return 0;
 }
 
 static void memo_free(Memo *m) {
     free(m->keys); free(m->counts); free(m->work);
+    m->keys = NULL; m->counts = NULL; m->work = NULL;
+    m->active = 0;
+}
+
+/* Start the memo (if it fits the cap); a failed allocation just leaves it off. */
+static void memo_start(Memo *m) {
+    uint64_t per = memo_bucket_bytes(m->W), n = 1;
+    uint64_t first = MEMO_FIRST_BYTES < m->max_bytes ? MEMO_FIRST_BYTES : m->max_bytes;
+    while (n * 2 * per <= first) n *= 2;
+    if (n * per > m->max_bytes || n < 2) { m->wanted = 0; return; }
+    if (memo_alloc(m, n)) { m->wanted = 0; return; }
+    m->active = 1;
+}
+
+static void memo_store(Memo *m, const word_t *key, u128 count, uint64_t work);
+
+/* Double the table while it is three-quarters full and the cap allows. */
+static void memo_grow(Memo *m) {
+    uint64_t n = m->n_buckets * 2;
+    if (n * memo_bucket_bytes(m->W) > m->max_bytes) return;
+    Memo old = *m;
+    if (memo_alloc(m, n)) { *m = old; return; }  /* no memory: keep the table we have */
+    for (uint64_t slot = 0; slot < old.n_buckets * MEMO_WAYS; slot++)
+        if (old.work[slot]) memo_store(m, old.keys + slot * m->W, old.counts[slot], old.work[slot]);
+    free(old.keys); free(old.counts); free(old.work);
 }
 
 /* The count below `key`, if stored. */
@@ -396,10 +433,12 @@ static void memo_store(Memo *m, const word_t *key, u128 count, uint64_t work) {
         if (m->work[slot] < m->work[victim]) victim = slot;
     }
     if (m->work[victim] && m->work[victim] > work) return;  /* keep the costlier entry */
+    if (!m->work[victim]) m->used++;
     memcpy(m->keys + victim * m->W, key, sizeof(word_t) * m->W);
     m->counts[victim] = count;
     m->work[victim] = work ? work : 1;
     m->stores++;
+    if (m->used * 4 > m->n_buckets * MEMO_WAYS * 3) memo_grow(m);
 }
 
 typedef struct {
@@ -874,10 +913,21 @@ static void run(Search *s) {
                 }
             }
             if (count_node(s)) goto oom;
-            if (s->memo.active) {
+            {
                 Level *L = &s->lv[s->depth];
+                L->count_in = s->count;
+                L->nodes_in = s->nodes;
+                if (s->memo.wanted) {
+                    if (!s->memo.active && s->nodes == MEMO_START_NODES) memo_start(&s->memo);
+                    if (s->memo.active && s->nodes == MEMO_TRIAL_NODES &&
+                        s->memo.hits < MEMO_TRIAL_NODES / 64) {
+                        memo_free(&s->memo);  /* states hardly repeat here: it would only cost */
+                        s->memo.wanted = 0;
+                    }
+                }
                 u128 below;
-                if (memo_find(&s->memo, s->cov + (size_t)s->depth * s->p->n_words, &below)) {
+                if (s->memo.active &&
+                    memo_find(&s->memo, s->cov + (size_t)s->depth * s->p->n_words, &below)) {
                     u128 before = s->count;
                     s->count += below;
                     if (s->count < before) s->overflow = 1;
@@ -885,8 +935,6 @@ static void run(Search *s) {
                     L->live_off = L->branch_off = s->arena.n;
                     goto next;
                 }
-                L->count_in = s->count;
-                L->nodes_in = s->nodes;
             }
             if (s->max_depth >= 0 && s->depth >= s->max_depth) {
                 if (record_path(s, &s->frontier, s->depth, -1, 1)) goto oom;
@@ -1028,9 +1076,10 @@ static PyObject *kernel_solve(PyObject *self, PyObject *args) {
     s.max_depth = max_depth;
     s.lv[0].chosen = -1;
     /* the memo is exact only where the bitset is the whole state, and is for counting */
-    if (memo_bytes && p->plain && !enumerate_ && limit < 0 && max_depth < 0 &&
-        memo_init(&s.memo, p->n_words, memo_bytes) < 0) {
-        search_free(&s); free(path); return PyErr_NoMemory();
+    if (memo_bytes && p->plain && !enumerate_ && limit < 0 && max_depth < 0) {
+        s.memo.wanted = 1;
+        s.memo.W = p->n_words;
+        s.memo.max_bytes = memo_bytes;
     }
     double started = now_seconds();
     s.deadline = seconds >= 0 ? started + seconds : -1.0;

@@ -14,6 +14,9 @@ from .problem import Problem, from_spec, named_spec
 
 # Each model module registers itself on import.
 from . import dlx_format  # noqa: F401,E402  kind "exact-cover"
+from . import reduction, sudoku, edges  # noqa: F401,E402  kinds reduction, sudoku, latin, roads, edges
+from .polyform import problem as _polyform  # noqa: F401,E402  kind polyform
+from . import crossword  # noqa: F401,E402  kind crossword
 
 #: file suffix -> format name
 SUFFIX_FORMATS = {".dlx": "dlx", ".toml": "toml", ".txt": "text"}

@@ -1,0 +1,215 @@
+"""Time exact cover solvers side by side on the same DLX files (run by hand, never in CI).
+
+    .venv/bin/python bench/bench_kernel.py                      # everything, 120 s cap each
+    .venv/bin/python bench/bench_kernel.py --problems soma,pentomino-6x10 --solvers kernel,xcover
+    .venv/bin/python bench/bench_kernel.py --timeout 30 --files my.dlx
+
+Solvers: ``kernel`` (our C kernel, count), ``reference`` (our pure-Python reference),
+``naive`` (a plain Python backtracker: first uncovered item, try its options),
+``xcover`` (PyPI, numba dancing cells: enumerates to count) and ``exact-cover``
+(PyPI, C dancing links on a dense 0/1 matrix; secondary items become slack rows).
+Each run is a fresh subprocess with a time cap; the time shown is the count alone
+(reading the file, building the solver's input and numba's JIT warm-up excluded).
+A count that disagrees with the file's ``| solutions: N`` comment is flagged WRONG.
+"""
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+SOLVERS = ["kernel", "reference", "naive", "xcover", "exact-cover"]
+
+
+# ---------------------------------------------------------------------------- the solvers
+def naive_count(ec) -> int:
+    """Backtrack: cover the first uncovered primary item with each option that fits."""
+    by_item = [[] for _ in range(ec.n_items)]
+    for option in ec.options:
+        items = [i for i, _ in option]
+        for i in items:
+            by_item[i].append(items)
+    used = [False] * ec.n_items
+    n = ec.n_primary
+
+    def count(i: int) -> int:
+        while i < n and used[i]:
+            i += 1
+        if i == n:
+            return 1
+        total = 0
+        for items in by_item[i]:
+            if not any(used[j] for j in items):
+                for j in items:
+                    used[j] = True
+                total += count(i + 1)
+                for j in items:
+                    used[j] = False
+        return total
+
+    return count(0)
+
+
+def prepare(solver: str, ec):
+    """The solver's own input, and a function counting its solutions."""
+    plain = len(ec.colors) == 1 and ec.bounds is None
+    if solver == "kernel":
+        from core.kernel import KernelSolver
+
+        s = KernelSolver(ec)
+        return s.count
+    if solver == "reference":
+        from core.reference import ReferenceSolver
+
+        s = ReferenceSolver(ec)
+        return s.count
+    if solver == "naive":
+        if not plain:
+            return None
+        return lambda: naive_count(ec)
+    if solver == "xcover":
+        if ec.bounds is not None:
+            return None
+        import xcover
+
+        options = [[ec.items[i] + (":" + ec.colors[c] if c else "") for i, c in opt] for opt in ec.options]
+        colored = len(ec.colors) > 1
+        primary, secondary = list(ec.primary), list(ec.secondary)
+        # numba compiles on the first call: warm up on a tiny problem first
+        # (a problem with a single option trips an IndexError inside xcover 0.2.6)
+        tiny = [["a", "b"], ["a"], ["b"]]
+        sum(1 for _ in xcover.covers(tiny, primary=["a", "b"], secondary=[]))
+        tiny = [["a", "x:1"], ["b", "x:1"], ["a", "b"], ["b", "x"]]
+        sum(1 for _ in xcover.covers(tiny, primary=["a", "b"], secondary=["x"], colored=True))
+        return lambda: sum(1 for _ in xcover.covers(options, primary=primary, secondary=secondary, colored=colored))
+    if solver == "exact-cover":
+        if not plain:
+            return None
+        import numpy as np
+        import exact_cover
+
+        rows = len(ec.options) + len(ec.secondary)
+        matrix = np.zeros((rows, ec.n_items), dtype=bool)
+        for k, opt in enumerate(ec.options):
+            for i, _ in opt:
+                matrix[k, i] = True
+        for j in range(ec.n_primary, ec.n_items):  # at most once -> exactly once, with slack
+            matrix[len(ec.options) + j - ec.n_primary, j] = True
+        return lambda: int(exact_cover.get_solution_count(matrix))
+    raise SystemExit(f"unknown solver {solver!r}")
+
+
+def run_one(solver: str, path: str) -> dict:
+    """In the subprocess: read the file, prepare, time the count."""
+    sys.path.insert(0, ROOT)
+    from core.dlx_format import parse_dlx
+
+    with open(path, encoding="utf-8") as fh:
+        ec = parse_dlx(fh.read(), source=path)
+    count = prepare(solver, ec)
+    if count is None:
+        return {"status": "n/a"}
+    start = time.perf_counter()
+    n = count()
+    return {"status": "ok", "count": n, "seconds": time.perf_counter() - start}
+
+
+# ---------------------------------------------------------------------------- the table
+def expected_count(path: str) -> int | None:
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            m = re.match(r"\|\s*solutions:\s*(\d+)", line)
+            if m:
+                return int(m.group(1))
+    return None
+
+
+def measure(solver: str, path: str, timeout: float) -> dict:
+    cmd = [sys.executable, os.path.abspath(__file__), "--worker", solver, path]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"status": "timeout"}
+    if proc.returncode != 0:
+        last = (proc.stderr.strip().splitlines() or ["?"])[-1]
+        return {"status": "error", "message": last}
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def cell(result: dict, base: float | None, expected: int | None, timeout: float) -> str:
+    status = result["status"]
+    if status == "timeout":
+        return f">{timeout:g}s"
+    if status == "n/a":
+        return "n/a"
+    if status == "error":
+        return "error"
+    text = f"{result['seconds']:.3f}s"
+    if base:
+        text += f" ({result['seconds'] / base:.1f}x)"
+    if expected is not None and result["count"] != expected:
+        text += f" WRONG {result['count']}"
+    return text
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--problems", default="", help="comma-separated names in bench/problems (default: all)")
+    parser.add_argument("--files", nargs="*", default=[], help="other DLX files to time")
+    parser.add_argument("--solvers", default=",".join(SOLVERS), help=f"comma-separated, from {','.join(SOLVERS)}")
+    parser.add_argument("--timeout", type=float, default=120.0, help="seconds per solver and problem")
+    parser.add_argument("--json", action="store_true", help="print the raw results as JSON too")
+    parser.add_argument("--worker", nargs=2, metavar=("SOLVER", "FILE"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        print(json.dumps(run_one(*args.worker)))
+        return
+
+    solvers = [s for s in args.solvers.split(",") if s]
+    for s in solvers:
+        if s not in SOLVERS:
+            parser.error(f"unknown solver {s!r} (choose from {', '.join(SOLVERS)})")
+    files = sorted(glob.glob(os.path.join(HERE, "problems", "*.dlx")))
+    if args.problems:
+        wanted = args.problems.split(",")
+        files = [os.path.join(HERE, "problems", w + ".dlx") for w in wanted]
+    files += args.files
+    for f in files:
+        if not os.path.exists(f):
+            parser.error(f"no such problem file {f} (run bench/make_problems.py)")
+
+    rows, raw = [], {}
+    for path in files:
+        name = os.path.splitext(os.path.basename(path))[0]
+        expected = expected_count(path)
+        results = {}
+        for s in solvers:
+            results[s] = measure(s, path, args.timeout)
+            print(f"  {name:22} {s:12} {results[s]}", file=sys.stderr, flush=True)
+        raw[name] = results
+        base = results.get("kernel", {}).get("seconds")
+        counts = {r.get("count") for r in results.values() if r["status"] == "ok"}
+        shown = expected if expected is not None else (counts.pop() if len(counts) == 1 else "?")
+        rows.append([name, f"{shown:,}" if isinstance(shown, int) else shown]
+                    + [cell(results[s], base if s != "kernel" else None, expected, args.timeout) for s in solvers])
+
+    header = ["problem", "solutions"] + solvers
+    widths = [max(len(str(r[k])) for r in rows + [header]) for k in range(len(header))]
+    print("| " + " | ".join(h.ljust(w) for h, w in zip(header, widths)) + " |")
+    print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    for r in rows:
+        print("| " + " | ".join(str(c).ljust(w) for c, w in zip(r, widths)) + " |")
+    print(f"\ntimes: the count alone, per solver, in a fresh process; (Nx) = time / kernel time; cap {args.timeout:g}s")
+    if args.json:
+        print(json.dumps(raw, indent=1))
+
+
+if __name__ == "__main__":
+    main()

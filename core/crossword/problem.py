@@ -1,0 +1,102 @@
+"""The crossword model as a :class:`core.problem.Problem`."""
+from __future__ import annotations
+
+from typing import Any, Iterable, Sequence
+
+from ..errors import PathError, ProblemError
+from ..problem import Problem
+from ..search import Path
+from . import symmetry as sym
+from .grid import Grid
+from .parse import puzzle_from_spec
+from .render import grid_svg, grid_text, summarise_grids
+from .rules import violation
+from .search import CrosswordSolver
+
+#: Problem.solver(engine=...) names -> CrosswordSolver engines (None: C when built)
+ENGINES = {"kernel": None, "c": "c", "reference": "python", "python": "python"}
+
+
+class CrosswordProblem(Problem):
+    """Rebuild crossword grids from their clue numbers, or count every legal grid."""
+
+    kind = "crossword"
+
+    def __init__(self, spec: dict[str, Any], name: str | None = None):
+        super().__init__(spec, name)
+        self.puzzle = puzzle_from_spec(spec)
+        self._solver: CrosswordSolver | None = None
+
+    def solver(self, *, engine: str = "kernel", **options: Any) -> CrosswordSolver:
+        if engine not in ENGINES:
+            raise ProblemError(f"unknown engine {engine!r} ({', '.join(ENGINES)})")
+        if options:
+            raise ProblemError(f"the crossword search takes no options ({', '.join(options)})")
+        try:
+            return CrosswordSolver(self.puzzle, ENGINES[engine])
+        except ValueError as exc:
+            raise ProblemError(str(exc)) from None
+
+    def grid(self, solution: Path | Grid) -> Grid:
+        """The grid of a solution path (or the grid itself)."""
+        if isinstance(solution, Grid):
+            return solution
+        if self._solver is None:
+            self._solver = CrosswordSolver(self.puzzle, "python")
+        return self._solver.grid(tuple(solution))
+
+    def verify(self, solution: Path | Grid) -> bool:
+        """Independent check: the rules, the symmetry, the clue string, the start."""
+        try:
+            g = self.grid(solution)
+        except PathError:
+            return False
+        pz = self.puzzle
+        if violation(g, pz.rules) is not None or not sym.has_symmetry(g.black, g.rows, g.cols, pz.symmetry):
+            return False
+        if pz.clues is not None and g.clue_string() != pz.clues:
+            return False
+        if pz.start is not None and (g.first_square() != pz.start or any(not g.black[q] for q in range(pz.start - 1))):
+            return False
+        if pz.numbered is not None:
+            nums = {n.row * g.cols + n.col for n in g.numbering()}
+            if any((q in nums) != f for q, f in enumerate(pz.numbered)):
+                return False
+        return True
+
+    def render_text(self, solution: Sequence[int] | Grid) -> str:
+        return grid_text(self.grid(solution))
+
+    def render_svg(self, solution: Sequence[int] | Grid) -> str:
+        return grid_svg(self.grid(solution))
+
+    def describe(self) -> str:
+        return self.puzzle.describe()
+
+    def summarise(self, solutions: Iterable[Sequence[int] | Grid]) -> dict:
+        """See :func:`core.crossword.summarise`."""
+        return summarise(self, solutions)
+
+
+def summarise(problem: CrosswordProblem, solutions: Iterable[Sequence[int] | Grid]) -> dict:
+    """Summary of a set of solutions (paths or grids): ``grids`` (how many), ``rows``,
+    ``cols``, ``black_in_every`` and ``white_in_every`` (1-based [row, col] lists),
+    ``undecided`` (squares that differ), ``picture`` (``#`` black in every grid, ``.`` white
+    in every grid, ``?`` differs; None for no grid), and ``given_found`` (whether the grid
+    the clues were taken from is among them) when a grid was given."""
+    pz = problem.puzzle
+    given = pz.given
+    found = False
+
+    def grids():
+        nonlocal found
+        for s in solutions:
+            g = problem.grid(s)
+            if given is not None and g.black == given.black:
+                found = True
+            yield g
+
+    out = summarise_grids(grids(), pz.rows, pz.cols)
+    if given is not None:
+        out["given_found"] = found
+    return out

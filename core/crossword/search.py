@@ -1,0 +1,468 @@
+"""The crossword search: decide the squares in reading order, one label per square.
+
+The tree.  Squares are visited in reading order (row-major).  At each square the search
+chooses a **label**: black, or white together with whether the square starts an Across
+word and a Down word.  A label decides the square's number at once (left and above are
+already known; the label forces the squares to the right and below), so the clue string
+is checked square by square, in order — the seed's idea.  Choice ids::
+
+    0 black    1 white, no number    2 white, Across start    3 white, Down start    4 both
+
+What a label forces: an Across start makes the next ``min_word - 1`` squares to the right
+white; a white square with black on its left that does not start an Across word makes the
+square to its right black (its Across run has one square); the same downwards.  Every
+colour set is copied to the square's orbit under the symmetry; a row or column that
+becomes entirely black, a colour set twice differently, a word that leaves the grid or a
+letter that differs from the clue string ends the branch.  With ``checked`` on a white
+square with black on its left must start an Across word (and the same for Down), so the
+label follows from the colour and only the colour is a choice.
+
+Nodes.  A square where exactly one label survives those tests is not a node: the search
+takes it and moves on.  A **node** is a square with two or more surviving labels (the
+path names one of them per node), a solution (every square decided, every clue used, the
+white squares connected) or a dead end.  So the tree depends only on the puzzle, paths
+replay anywhere, and a node's weight is the product of ``1/(labels)`` along its path.
+
+The same tree is searched by the C extension (``core/_crossword.c``) when it is built;
+this module is the reference implementation and drives the C code for whole subtrees.
+"""
+from __future__ import annotations
+
+import time
+from fractions import Fraction
+from typing import Sequence
+
+from ..errors import PathError
+from ..search import Path, SolveResult, Solver, Stats, Subpath
+from . import symmetry as sym
+from .grid import Grid
+from .puzzle import Puzzle
+
+try:  # the compiled search, when built
+    from .. import _crossword as _c  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - depends on the build
+    _c = None
+
+UNKNOWN, WHITE, BLACK = 0, 1, 2
+LABEL_NAMES = ("black", "white", "across", "down", "across+down")
+
+
+class _Stop(Exception):
+    """Unwinds the search when a budget or limit runs out, gathering the frontier."""
+
+    def __init__(self, frontier: list[Subpath]):
+        self.frontier = frontier
+
+
+class _State:
+    """The mutable state of one search: colours, black counts per line, trail, clue index."""
+
+    def __init__(self, puzzle: Puzzle, orbit: tuple[tuple[int, ...], ...]):
+        R, C = puzzle.rows, puzzle.cols
+        self.R, self.C, self.n = R, C, R * C
+        self.orbit = orbit
+        self.color = [UNKNOWN] * (R * C)
+        self.rb = [0] * R
+        self.cb = [0] * C
+        self.trail: list[int] = []
+        self.k = 0
+        rules = puzzle.rules
+        self.L = max(rules.min_word, 2)
+        self.checked = rules.checked
+        self.nbl = rules.no_black_lines
+        self.connected = rules.connected
+        self.clues = puzzle.clues
+        self.nclues = len(puzzle.clues) if puzzle.clues is not None else -1
+        self.numbered = puzzle.numbered
+        self.start = puzzle.start - 1 if puzzle.start else -1
+        # the number of Across clues (A, Z) from clue k on
+        clues = puzzle.clues or ""
+        self.across_left = [sum(ch != "D" for ch in clues[k:]) for k in range(len(clues) + 1)]
+        self.line_bounds = rules.checked and rules.no_black_lines
+
+    # -- colours ---------------------------------------------------------------
+    def set(self, q: int, col: int) -> bool:
+        """Colour square q and its orbit; False on a clash or an all-black line."""
+        cur = self.color[q]
+        if cur:
+            return cur == col
+        color, trail, C = self.color, self.trail, self.C
+        ok = True
+        for x in self.orbit[q]:
+            color[x] = col
+            trail.append(x)
+            if col == BLACK:
+                r, c = divmod(x, C)
+                self.rb[r] += 1
+                self.cb[c] += 1
+                if self.nbl and (self.rb[r] == C or self.cb[c] == self.R):
+                    ok = False
+        return ok
+
+    def undo(self, mark: int, k: int) -> None:
+        color, trail, C = self.color, self.trail, self.C
+        while len(trail) > mark:
+            x = trail.pop()
+            if color[x] == BLACK:
+                self.rb[x // C] -= 1
+                self.cb[x % C] -= 1
+            color[x] = UNKNOWN
+        self.k = k
+
+    def root(self) -> bool:
+        """Apply what the puzzle gives before any choice: the start, the numbered squares."""
+        if self.start >= 0:
+            for q in range(self.start):
+                if not self.set(q, BLACK):
+                    return False
+            if not self.set(self.start, WHITE):
+                return False
+        if self.numbered is not None:
+            for q, numbered in enumerate(self.numbered):
+                if numbered and not self.set(q, WHITE):
+                    return False
+        return True
+
+    # -- labels ------------------------------------------------------------------
+    def candidates(self, p: int) -> list[int]:
+        """Labels at square p that pass the cheap tests (colour, clue letter)."""
+        col = self.color[p]
+        C = self.C
+        r, c = divmod(p, C)
+        out = []
+        numbered = self.numbered[p] if self.numbered is not None else None
+        if col != WHITE and p != self.start and not numbered:
+            out.append(0)
+        if col == BLACK:
+            return out
+        lb = c == 0 or self.color[p - 1] == BLACK
+        ab = r == 0 or self.color[p - C] == BLACK
+        a_opts = ((True,) if self.checked else (False, True)) if lb else (False,)
+        d_opts = ((True,) if self.checked else (False, True)) if ab else (False,)
+        clues, k = self.clues, self.k
+        for a in a_opts:
+            for d in d_opts:
+                if a or d:
+                    if p == self.start and self.k != 0:
+                        continue
+                    if numbered is False:
+                        continue
+                    if clues is not None:
+                        if k >= self.nclues or clues[k] != ("Z" if a and d else "A" if a else "D"):
+                            continue
+                    out.append(4 if a and d else 2 if a else 3)
+                else:
+                    if p == self.start or numbered:
+                        continue
+                    out.append(1)
+        return out
+
+    def apply(self, p: int, lab: int) -> bool:
+        """Set label ``lab`` at square p and what it forces; False if that clashes."""
+        if lab == 0:
+            return self.set(p, BLACK)
+        if not self.set(p, WHITE):
+            return False
+        C, L = self.C, self.L
+        r, c = divmod(p, C)
+        color = self.color
+        a = lab == 2 or lab == 4
+        d = lab == 3 or lab == 4
+        if a:
+            if c + L > C:
+                return False
+            for j in range(1, L):
+                if not self.set(p + j, WHITE):
+                    return False
+        elif (c == 0 or color[p - 1] == BLACK) and c + 1 < C:
+            if not self.set(p + 1, BLACK):
+                return False
+        if d:
+            if r + L > self.R:
+                return False
+            for j in range(1, L):
+                if not self.set(p + j * C, WHITE):
+                    return False
+        elif (r == 0 or color[p - C] == BLACK) and r + 1 < self.R:
+            if not self.set(p + C, BLACK):
+                return False
+        if a or d:
+            self.k += 1
+        return True
+
+    def options(self, p: int) -> list[int]:
+        """The labels at square p that survive :meth:`apply`."""
+        out = []
+        for lab in self.candidates(p):
+            mark, k = len(self.trail), self.k
+            if self.apply(p, lab):
+                out.append(lab)
+            self.undo(mark, k)
+        return out
+
+    def descend(self, p: int) -> tuple[int, list[int]]:
+        """Take every forced label from square p on; the node reached: (square, labels).
+        ``p == n`` means every square is decided; an empty list otherwise is a dead end."""
+        n, C = self.n, self.C
+        while p < n:
+            if self.nclues >= 0 and p % C == 0 and not (self.suffix_ok(p) and self.lines_ok(p)):
+                return p, []
+            opts = self.options(p)
+            if len(opts) != 1:
+                return p, opts
+            self.apply(p, opts[0])
+            p += 1
+        return n, []
+
+    def suffix_ok(self, p: int) -> bool:
+        """The squares at the end of the grid whose numbers are already known (a symmetry
+        that maps the top rows to the bottom ones decides them early) must carry the end
+        of the clue string, and leave room for the numbers still to come."""
+        color, C, R, n = self.color, self.C, self.R, self.n
+        clues, N = self.clues, self.nclues
+        j = N  # the suffix matched so far is clues[j:]
+        q = n - 1
+        while q >= p:
+            col = color[q]
+            if col == UNKNOWN:
+                break
+            if col == WHITE:
+                r, c = divmod(q, C)
+                left = BLACK if c == 0 else color[q - 1]
+                up = BLACK if r == 0 else color[q - C]
+                if not left or not up:
+                    break
+                right = BLACK if c + 1 == C else color[q + 1]
+                down = BLACK if r + 1 == R else color[q + C]
+                if (left == BLACK and not right) or (up == BLACK and not down):
+                    break
+                a = left == BLACK and right == WHITE
+                d = up == BLACK and down == WHITE
+                if a or d:
+                    j -= 1
+                    if j < self.k or clues[j] != ("Z" if a and d else "A" if a else "D"):
+                        return False
+            q -= 1
+        return True
+
+    def lines_ok(self, p: int) -> bool:
+        """At the start of row r (checked and no black lines): every row from r on starts
+        an Across word, so the clue string must have that many Across clues left."""
+        return not self.line_bounds or self.across_left[self.k] >= self.R - p // self.C
+
+    def is_solution(self) -> bool:
+        """At p == n: every clue used and the white squares connected."""
+        if self.nclues >= 0 and self.k != self.nclues:
+            return False
+        if self.connected:
+            color, C, R = self.color, self.C, self.R
+            whites = [q for q in range(self.n) if color[q] == WHITE]
+            if whites:
+                seen = bytearray(self.n)
+                seen[whites[0]] = 1
+                todo = [whites[0]]
+                reached = 1
+                while todo:
+                    q = todo.pop()
+                    r, c = divmod(q, C)
+                    for x, ok in ((q - 1, c > 0), (q + 1, c + 1 < C), (q - C, r > 0), (q + C, r + 1 < R)):
+                        if ok and not seen[x] and color[x] == WHITE:
+                            seen[x] = 1
+                            reached += 1
+                            todo.append(x)
+                if reached != len(whites):
+                    return False
+        return True
+
+
+class CrosswordSolver(Solver):
+    """The :class:`Solver` of a :class:`Puzzle` (see the module text for the tree).
+
+    ``engine="c"`` uses the compiled search for whole subtrees (the default when it is
+    built), ``engine="python"`` this module alone; both walk the same tree.
+    """
+
+    def __init__(self, puzzle: Puzzle, engine: str | None = None):
+        self.puzzle = puzzle
+        self.orbit = sym.orbits(puzzle.symmetry, puzzle.rows, puzzle.cols)
+        if engine is None:
+            engine = "c" if _c is not None else "python"
+        if engine not in ("c", "python"):
+            raise ValueError(f"unknown crossword engine {engine!r} (c, python)")
+        if engine == "c" and _c is None:
+            raise ValueError("the C crossword search is not built")
+        self.engine = engine
+
+    # -- replay -------------------------------------------------------------------
+    def _replay(self, path: Sequence[int]) -> tuple[_State, int, list[int], list[int]]:
+        """Replay ``path``: the state, the node's square and labels, the branching factors."""
+        st = _State(self.puzzle, self.orbit)
+        if st.root():
+            p, opts = st.descend(0)
+        else:
+            p, opts = 0, []
+        factors = []
+        for i, ch in enumerate(path):
+            if not opts:
+                raise PathError(f"path {tuple(path)!r}: step {i + 1} goes below a leaf")
+            if ch not in opts:
+                raise PathError(f"path {tuple(path)!r}: step {i + 1} is {ch!r}, not one of {opts}")
+            factors.append(len(opts))
+            st.apply(p, ch)
+            p, opts = st.descend(p + 1)
+        return st, p, opts, factors
+
+    def grid(self, path: Sequence[int]) -> Grid:
+        """The grid a solution path names (every square decided)."""
+        st, p, opts, _ = self._replay(path)
+        if p != st.n:
+            raise PathError(f"path {tuple(path)!r} is not a complete grid")
+        return Grid(st.R, st.C, tuple(x == BLACK for x in st.color))
+
+    def path_of(self, grid: Grid) -> Path | None:
+        """The path of ``grid`` in this search tree, or None when it is not a solution:
+        follow the labels the grid gives at each square."""
+        if (grid.rows, grid.cols) != (self.puzzle.rows, self.puzzle.cols):
+            return None
+        st = _State(self.puzzle, self.orbit)
+        if not st.root():
+            return None
+        p, opts = st.descend(0)
+        path = []
+        while opts:
+            r, c = divmod(p, st.C)
+            if grid.black[p]:
+                lab = 0
+            else:
+                a, d = grid.starts(r, c)
+                lab = 1 + a + 2 * d
+            if lab not in opts:
+                return None
+            path.append(lab)
+            st.apply(p, lab)
+            p, opts = st.descend(p + 1)
+        if p != st.n or not st.is_solution():
+            return None
+        if tuple(x == BLACK for x in st.color) != grid.black:
+            return None
+        return tuple(path)
+
+    # -- the contract ------------------------------------------------------------
+    def solve(
+        self,
+        path: Sequence[int] = (),
+        *,
+        enumerate: bool = False,
+        limit: int | None = None,
+        node_budget: int | None = None,
+        seconds: float | None = None,
+        max_depth: int | None = None,
+    ) -> SolveResult:
+        t0 = time.perf_counter()
+        path = tuple(path)
+        st, p, opts, factors = self._replay(path)
+        den = 1
+        for f in factors:
+            den *= f
+        weight = Fraction(1, den)
+        stats = Stats()
+        run = _Run(st, stats, enumerate, limit, node_budget, seconds, max_depth, t0, self._c_args())
+        stopped_by = None
+        frontier: list[Subpath] = []
+        try:
+            run.node(p, opts, list(path), den)
+        except _Stop as stop:
+            frontier = stop.frontier
+            stopped_by = run.stopped_by
+        if max_depth is not None:
+            frontier = run.split_frontier
+            stopped_by = None
+        stats.solutions = run.count
+        stats.seconds = time.perf_counter() - t0
+        return SolveResult(
+            path=path, weight=weight, count=run.count, stats=stats, frontier=frontier,
+            solutions=run.solutions if enumerate else None, stopped_by=stopped_by,
+        )
+
+    def _c_args(self) -> tuple | None:
+        if self.engine != "c":
+            return None
+        pz = self.puzzle
+        return (
+            pz.rows, pz.cols, max(pz.rules.min_word, 2), pz.rules.checked, pz.rules.no_black_lines,
+            pz.rules.connected, pz.clues if pz.clues is not None else None,
+            tuple(q for orb in self.orbit for q in (len(orb), *orb)),
+        )
+
+
+class _Run:
+    """One call of :meth:`CrosswordSolver.solve`: counters, limits and the recursion."""
+
+    def __init__(self, st, stats, enumerate, limit, node_budget, seconds, max_depth, t0, c_args):
+        self.st = st
+        self.stats = stats
+        self.enumerate = enumerate
+        self.limit = limit
+        self.node_budget = node_budget
+        self.deadline = t0 + seconds if seconds is not None else None
+        self.max_depth = max_depth
+        self.c_args = c_args
+        self.count = 0
+        self.expanded = 0
+        self.solutions: list[Path] = []
+        self.split_frontier: list[Subpath] = []
+        self.stopped_by: str | None = None
+
+    def _visit(self, depth: int) -> None:
+        stats = self.stats
+        stats.nodes += 1
+        npd = stats.nodes_per_depth
+        while len(npd) <= depth:
+            npd.append(0)
+        npd[depth] += 1
+
+    def node(self, p: int, opts: list[int], path: list[int], den: int) -> None:
+        """Search the node at square p with labels opts; ``path`` is its path."""
+        st = self.st
+        depth = len(path)
+        leaf = not opts
+        if self.max_depth is not None and (leaf or depth >= self.max_depth):
+            self.split_frontier.append(Subpath(tuple(path), Fraction(1, den)))
+            return
+        if leaf:
+            self._visit(depth)
+            if p == st.n and st.is_solution():
+                self.count += 1
+                if self.enumerate:
+                    self.solutions.append(tuple(path))
+                if self.limit is not None and self.count >= self.limit:
+                    self.stopped_by = "limit"
+                    raise _Stop([])
+            return
+        if self.expanded and self._out_of_budget():
+            self.stopped_by = "budget"
+            raise _Stop([Subpath(tuple(path), Fraction(1, den))])
+        self._visit(depth)
+        self.expanded += 1
+        d2 = den * len(opts)
+        for i, lab in enumerate(opts):
+            mark, k = len(st.trail), st.k
+            st.apply(p, lab)
+            path.append(lab)
+            try:
+                p2, opts2 = st.descend(p + 1)
+                self.node(p2, opts2, path, d2)
+            except _Stop as stop:
+                base = tuple(path[:-1])
+                stop.frontier.extend(Subpath(base + (o,), Fraction(1, d2)) for o in opts[i + 1:])
+                raise
+            finally:
+                path.pop()
+                st.undo(mark, k)
+
+    def _out_of_budget(self) -> bool:
+        if self.node_budget is not None and self.stats.nodes >= self.node_budget:
+            return True
+        if self.deadline is not None and self.expanded % 64 == 0 and time.perf_counter() >= self.deadline:
+            return True
+        return False

@@ -1,0 +1,4 @@
+"""``python -m scheduler`` is ``tilecensus``."""
+from scheduler.cli import main
+
+main()

@@ -1,0 +1,47 @@
+"""Celery settings for long batch work, shared by the sending side (``submit``, the
+scheduler) and the worker application (``worker.app``)."""
+from __future__ import annotations
+
+import os
+
+from celery import Celery
+
+ENV_BROKER_URL = "TILECENSUS_BROKER_URL"
+DEFAULT_BROKER_URL = "redis://localhost:6379/0"
+DEFAULT_QUEUE = "tilecensus"
+TASK_NAME = "tilecensus.solve"
+#: seconds an unacknowledged message stays invisible in Redis: longer than any task
+VISIBILITY_TIMEOUT = 12 * 3600
+
+
+def broker_url(url: str | None = None) -> str:
+    return url or os.environ.get(ENV_BROKER_URL) or DEFAULT_BROKER_URL
+
+
+def settings(url: str | None = None) -> dict:
+    return dict(
+        broker_url=broker_url(url),
+        broker_connection_retry_on_startup=True,
+        broker_connection_max_retries=None,
+        broker_transport_options={"visibility_timeout": VISIBILITY_TIMEOUT},
+        task_acks_late=True,
+        task_reject_on_worker_lost=True,
+        worker_prefetch_multiplier=1,
+        task_ignore_result=True,  # results live in the ledger
+        result_backend=None,
+        task_serializer="json",
+        accept_content=["json"],
+        result_accept_content=["json"],
+        task_default_queue=DEFAULT_QUEUE,
+        worker_send_task_events=False,
+        # a lost connection leaves running tasks alone: their leases keep results exactly once
+        worker_cancel_long_running_tasks_on_connection_loss=False,
+        task_publish_retry=True,
+        task_publish_retry_policy={"max_retries": 10, "interval_start": 0.2, "interval_step": 0.5, "interval_max": 3},
+    )
+
+
+def make_app(url: str | None = None, name: str = "tilecensus") -> Celery:
+    app = Celery(name)
+    app.conf.update(settings(url))
+    return app

@@ -1,0 +1,604 @@
+"""The ``tilecensus`` command line.
+
+Bad input — an unknown name, a bad problem file, a database or broker that does not
+answer, an unknown run — is one line on stderr and exit status 2, before anything is
+written to the ledger.
+"""
+from __future__ import annotations
+
+import csv
+import importlib
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+from sqlalchemy.exc import OperationalError
+
+from core.errors import ProblemError
+from core.problem import Problem
+
+from .db import ENV_DB_URL, LedgerError, open_ledger, resolve_url, safe_url
+from .celery_config import DEFAULT_QUEUE, ENV_BROKER_URL, broker_url
+from .models import DONE, RUNNING
+
+ENV_PLUGINS = "TILECENSUS_PLUGINS"
+
+
+class CLIError(click.ClickException):
+    """One line on stderr, exit status 2."""
+
+    exit_code = 2
+
+    def show(self, file=None) -> None:
+        click.echo(f"tilecensus: {self.format_message()}", err=True)
+
+
+class Group(click.Group):
+    """Turns the known user-facing errors into :class:`CLIError`."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        from .runner import BrokerError
+
+        try:
+            return super().invoke(ctx)
+        except (ProblemError, LedgerError, BrokerError) as exc:
+            raise CLIError(str(exc)) from exc
+        except OperationalError as exc:
+            reason = str(exc.orig or exc).strip().splitlines()[0]
+            raise CLIError(f"the database stopped answering: {reason}") from exc
+
+
+def _load_plugins() -> None:
+    """Import the modules named in ``TILECENSUS_PLUGINS`` (they register extra kinds)."""
+    for name in filter(None, os.environ.get(ENV_PLUGINS, "").split(",")):
+        importlib.import_module(name.strip())
+
+
+def _echo_json(data: Any) -> None:
+    click.echo(json.dumps(data, default=str))
+
+
+def _ledger(db: str | None):
+    return open_ledger(db)
+
+
+db_option = click.option("--db", metavar="URL", help=f"ledger database URL (default: ${ENV_DB_URL} or a SQLite file)")
+json_option = click.option("--json", "as_json", is_flag=True, help="print JSON")
+broker_option = click.option("--broker", metavar="URL", help=f"Celery broker URL (default: ${ENV_BROKER_URL} or redis://localhost:6379/0)")
+progress_option = click.option("--no-progress", is_flag=True, help="no progress bar")
+
+
+@click.group(cls=Group)
+@click.version_option(package_name="tilecensus", message="%(prog)s %(version)s")
+def cli() -> None:
+    """Count and enumerate every solution of tiling and exact-cover problems."""
+    _load_plugins()
+
+
+def main() -> None:
+    cli(prog_name="tilecensus")
+
+
+# --------------------------------------------------------------------------- problem options
+def problem_options(f):
+    for opt in reversed(
+        [
+            click.argument("name_or_file"),
+            click.option("--kind", metavar="K", help="the model of a problem file (polyform, sudoku, ...)"),
+            click.option("--count", "count_flag", is_flag=True, help="count the solutions (default)"),
+            click.option("--all", "all_flag", is_flag=True, help="enumerate and store every solution"),
+            click.option("--first", type=click.IntRange(min=1), metavar="N", help="stop at the first N solutions"),
+            click.option("--distinct", is_flag=True, help="also count solutions up to symmetry"),
+            click.option("--engine", type=click.Choice(["kernel", "reference"]), default="kernel", show_default=True),
+            click.option("--split-depth", type=click.IntRange(min=0), metavar="D", help="split at this depth"),
+            click.option("--subproblems", type=click.IntRange(min=1), metavar="N", help="split into at least N subproblems"),
+            click.option("--budget", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True,
+                         metavar="SECONDS", help="time budget of one task; then it donates its frontier"),
+            click.option("--node-budget", type=click.IntRange(min=1), metavar="NODES", hidden=True,
+                         help="node budget of one task (for tests: deterministic frontier donation)"),
+            click.option("--lease", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS", hidden=True,
+                         help="lease time of a task (default 2*budget+30)"),
+            db_option,
+            json_option,
+            progress_option,
+        ]
+    ):
+        f = opt(f)
+    return f
+
+
+def _mode(count_flag: bool, all_flag: bool, first: int | None) -> str:
+    if sum([count_flag, all_flag, first is not None]) > 1:
+        raise click.UsageError("choose one of --count, --all, --first N")
+    return "enumerate" if all_flag else "first" if first is not None else "count"
+
+
+def _prepare(p: dict[str, Any], workers: int, executor: str, extra: dict[str, Any] | None = None):
+    """Load the problem and its solver, open the ledger, plan: everything that can fail on
+    bad input happens before the run is written."""
+    from core.library import load
+
+    from .planning import plan
+    from .work import solver_options
+
+    if p["split_depth"] is not None and p["subproblems"] is not None:
+        raise click.UsageError("give --split-depth or --subproblems, not both")
+    mode = _mode(p["count_flag"], p["all_flag"], p["first"])
+    problem = load(p["name_or_file"], p["kind"])
+    options: dict[str, Any] = {
+        "engine": p["engine"],
+        "distinct": bool(p["distinct"]),
+        "budget": p["budget"],
+        "lease": p["lease"],
+        "node_budget": p["node_budget"],
+        "limit": p["first"],
+        "split_depth": p["split_depth"],
+        "subproblems": p["subproblems"],
+        **(extra or {}),
+    }
+    try:
+        solver = problem.solver(**solver_options(options))
+    except ImportError as exc:
+        raise CLIError(f"the {p['engine']} engine is not available here: {exc}") from exc
+    ledger = _ledger(p["db"])
+    the_plan = plan(solver, workers=workers, split_depth=p["split_depth"], subproblems=p["subproblems"],
+                    first=mode == "first")
+    return problem, mode, options, ledger, the_plan
+
+
+def _progress_enabled(no_progress: bool) -> bool:
+    return not no_progress and sys.stderr.isatty()
+
+
+# --------------------------------------------------------------------------- solve
+@cli.command()
+@problem_options
+@click.option("--limit", type=click.IntRange(min=0), metavar="N", help="with --all: print at most N solutions")
+@click.option("--stats", "show_stats", is_flag=True, help="print search statistics")
+@click.option("--svg", "svg_dir", type=click.Path(file_okay=False), metavar="DIR", help="write solutions as SVG files")
+@click.option("--workers", type=click.IntRange(min=1), default=lambda: os.cpu_count() or 1, show_default="CPUs")
+def solve(limit, show_stats, svg_dir, workers, **p) -> None:
+    """Solve a problem on this machine (a local process pool) and record the run."""
+    from .ledger import create_run, progress
+    from .progress import ProgressView
+    from .runner import run_local
+
+    if svg_dir is not None and not (p["all_flag"] or p["first"]):
+        raise click.UsageError("--svg needs --all or --first N")
+    problem, mode, options, ledger, the_plan = _prepare(p, workers, "local", {"workers": workers})
+    if svg_dir is not None and type(problem).render_svg is Problem.render_svg:
+        raise CLIError(f"{problem.kind} problems have no SVG pictures")
+    run_id = create_run(ledger, problem=problem, mode=mode, options=options, executor="local",
+                        frontier=the_plan.frontier, plan_stats=the_plan.to_json())
+    with ProgressView(run_id, enabled=_progress_enabled(p["no_progress"])) as view:
+        last = [0.0]
+
+        def tick() -> None:
+            if time.monotonic() - last[0] > 0.3:
+                last[0] = time.monotonic()
+                view.update(progress(ledger, run_id))
+
+        try:
+            run_local(ledger, run_id, workers, on_progress=tick if view.enabled else None)
+        except KeyboardInterrupt:
+            click.echo(f"\ninterrupted: run {run_id} can go on with `tilecensus resume {run_id}`", err=True)
+            sys.exit(130)
+        if view.enabled:
+            view.update(progress(ledger, run_id))
+    _report(ledger, problem, run_id, p["as_json"], show_stats, limit, svg_dir, mode)
+
+
+def _report(ledger, problem: Problem, run_id: int, as_json: bool, show_stats: bool, limit: int | None,
+            svg_dir: str | None, mode: str) -> None:
+    from .queries import iter_solutions, run_summary
+
+    s = run_summary(ledger, run_id)
+    listing: list[tuple[int, ...]] = []
+    if mode in ("enumerate", "first"):
+        listing = sorted(sol for _, _, sol in iter_solutions(ledger, run_id))
+        if limit is not None:
+            listing = listing[:limit]
+    if svg_dir is not None:
+        out = Path(svg_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        for i, sol in enumerate(listing, 1):
+            (out / f"solution-{i:06d}.svg").write_text(problem.render_svg(sol) or "", encoding="utf-8")
+    if as_json:
+        data = _short(s)
+        if show_stats or True:
+            data["stats"] = s["stats"]
+        if mode in ("enumerate", "first"):
+            data["listing"] = [{"options": list(sol), "text": problem.render_text(sol)} for sol in listing]
+        _echo_json(data)
+    else:
+        for i, sol in enumerate(listing, 1):
+            click.echo(f"solution {i}:")
+            click.echo(problem.render_text(sol))
+            click.echo()
+        click.echo(_headline(s))
+        if show_stats:
+            _print_stats(s)
+    if s["status"] != DONE:
+        sys.exit(1)
+
+
+def _short(s: dict[str, Any]) -> dict[str, Any]:
+    keys = ["run_id", "problem", "mode", "status", "solutions", "distinct", "nodes", "seconds", "cpu_seconds",
+            "progress", "error"]
+    out = {k: s[k] for k in keys if k in s}
+    out["subproblems"] = s["subproblems"]["total"]
+    return out
+
+
+def _headline(s: dict[str, Any]) -> str:
+    parts = [f"{s['solutions']:,} solutions"]
+    if s.get("distinct") is not None:
+        parts.append(f"{s['distinct']:,} distinct")
+    line = (f"run {s['run_id']} {s['problem']}: {', '.join(parts)} "
+            f"({s['nodes']:,} nodes, {s['subproblems']['total']} subproblems, {s['seconds']:.2f} s) — {s['status']}")
+    if s.get("error"):
+        line += f": {s['error']}"
+    return line
+
+
+def _print_stats(s: dict[str, Any]) -> None:
+    st = s.get("stats") or {}
+    click.echo(f"nodes            {st.get('nodes', s['nodes']):,}")
+    click.echo(f"solutions        {s['solutions']:,}")
+    click.echo(f"updates          {st.get('updates', 0):,}")
+    click.echo(f"nodes per depth  {' '.join(str(n) for n in st.get('nodes_per_depth', []))}")
+    click.echo(f"seconds          {s['seconds']:.3f} wall, {s['cpu_seconds']:.3f} in workers")
+
+
+# --------------------------------------------------------------------------- Celery
+@cli.command()
+@problem_options
+@broker_option
+@click.option("--queue", default=DEFAULT_QUEUE, show_default=True, help="Celery queue")
+@click.option("--wait", is_flag=True, help="follow the run to the end (and keep it moving)")
+def submit(broker, queue, wait, **p) -> None:
+    """Plan a run and queue its subproblems for Celery workers."""
+    from .ledger import create_run
+    from .runner import CeleryExecutor
+
+    executor = CeleryExecutor(broker)
+    executor.check()
+    problem, mode, options, ledger, the_plan = _prepare(p, 8, "celery", {"queue": queue})
+    run_id = create_run(ledger, problem=problem, mode=mode, options=options, executor="celery",
+                        frontier=the_plan.frontier, plan_stats=the_plan.to_json())
+    from .ledger import stale_pending
+
+    executor.dispatch(run_id, stale_pending(ledger, run_id, 0.0), queue, ledger)
+    if p["as_json"]:
+        _echo_json({"run_id": run_id, "status": RUNNING, "subproblems": len(the_plan.frontier)})
+        sys.stdout.flush()
+    else:
+        click.echo(f"run {run_id} submitted: {len(the_plan.frontier)} subproblems on queue {queue}")
+    if wait:
+        _follow(ledger, run_id, p["as_json"], p["no_progress"], executor)
+
+
+def _follow(ledger, run_id: int, as_json: bool, no_progress: bool, executor=None, interval: float = 0.5) -> None:
+    """Show progress until the run ends (ticking the scheduler when given an executor)."""
+    from .progress import ProgressView
+    from .queries import run_summary
+    from .runner import tick, follow
+
+    each = None
+    if executor is not None:
+        def each() -> None:
+            tick(ledger, executor, run_ids=[run_id])
+    with ProgressView(run_id, enabled=_progress_enabled(no_progress)) as view:
+        follow(ledger, run_id, view.update, interval=interval, each=each)
+    s = run_summary(ledger, run_id)
+    if as_json:
+        _echo_json(_short(s))
+    else:
+        click.echo(_headline(s))
+    if s["status"] != DONE:
+        sys.exit(1)
+
+
+@cli.command()
+@click.option("--concurrency", "-c", type=click.IntRange(min=1), default=lambda: os.cpu_count() or 1, show_default="CPUs")
+@click.option("--queues", "-Q", default=DEFAULT_QUEUE, show_default=True, help="comma-separated queues")
+@click.option("--hostname", "-n", help="worker node name (default: tilecensus@HOST)")
+@click.option("--loglevel", "-l", default="INFO", show_default=True)
+@db_option
+@broker_option
+def worker(concurrency, queues, hostname, loglevel, db, broker) -> None:
+    """Start a Celery worker solving subproblems."""
+    url = resolve_url(db)
+    _ledger(url)  # answers, and has the schema
+    os.environ[ENV_DB_URL] = url
+    os.environ[ENV_BROKER_URL] = broker_url(broker)
+    from worker.app import app
+
+    app.conf.broker_url = broker_url(broker)
+    argv = ["worker", f"--concurrency={concurrency}", "-Q", queues, f"--loglevel={loglevel}",
+            "--without-gossip", "--without-mingle", "--pool=prefork"]
+    if hostname:
+        argv += ["-n", hostname]
+    app.worker_main(argv)
+
+
+@cli.command()
+@db_option
+@broker_option
+@click.option("--interval", type=click.FloatRange(min=0.05), default=5.0, show_default=True, help="seconds between rounds")
+@click.option("--grace", type=click.FloatRange(min=0), default=10.0, show_default=True,
+              help="seconds before an unstarted pending subproblem is sent again (when its queue is empty)")
+@click.option("--once", is_flag=True, help="one round, then exit")
+@json_option
+def scheduler(db, broker, interval, grace, once, as_json) -> None:
+    """Keep Celery runs moving: re-queue expired leases and lost messages, close finished runs."""
+    from kombu.exceptions import OperationalError as BrokerDown
+
+    from .runner import CeleryExecutor, tick
+
+    ledger = _ledger(db)
+    executor = CeleryExecutor(broker)
+    executor.check()
+    while True:
+        try:
+            did = tick(ledger, executor, grace=grace)
+        except (OperationalError, BrokerDown, ConnectionError) as exc:
+            if once:
+                raise
+            click.echo(f"tilecensus scheduler: {str(exc).splitlines()[0]}; retrying", err=True)
+            did = None
+        if did is not None and (as_json or any(did.values())):
+            if as_json:
+                _echo_json(did)
+            else:
+                click.echo(f"requeued {did['requeued']}, resent {did['resent']}, closed {did['closed']} runs")
+        if once:
+            return
+        time.sleep(interval)
+
+
+# --------------------------------------------------------------------------- run control
+@cli.command()
+@click.argument("run_id", type=int)
+@click.option("--workers", type=click.IntRange(min=1), default=lambda: os.cpu_count() or 1, show_default="CPUs")
+@click.option("--executor", type=click.Choice(["local", "celery"]), help="default: the run's own")
+@db_option
+@broker_option
+@json_option
+@progress_option
+def resume(run_id, workers, executor, db, broker, as_json, no_progress) -> None:
+    """Finish an interrupted, cancelled or stalled run."""
+    from sqlalchemy import update
+
+    from .ledger import progress, revive_run
+    from .models import Run
+    from .progress import ProgressView
+    from .runner import CeleryExecutor, run_local
+
+    ledger = _ledger(db)
+    run = revive_run(ledger, run_id)
+    if run.status == DONE:
+        _follow(ledger, run_id, as_json, True)
+        return
+    executor = executor or run.executor
+    if executor != run.executor:
+        with ledger.session() as session:
+            session.execute(update(Run).where(Run.id == run_id).values(executor=executor))
+    if executor == "celery":
+        celery = CeleryExecutor(broker)
+        celery.check()
+        _follow(ledger, run_id, as_json, no_progress, celery)
+        return
+    with ProgressView(run_id, enabled=_progress_enabled(no_progress)) as view:
+        run_local(ledger, run_id, workers, on_progress=(lambda: view.update(progress(ledger, run_id))) if view.enabled else None)
+    _follow(ledger, run_id, as_json, True)
+
+
+@cli.command()
+@click.argument("run_id", type=int)
+@db_option
+@json_option
+def cancel(run_id, db, as_json) -> None:
+    """Stop a run: its open subproblems are cancelled, late results refused."""
+    from .ledger import cancel_run, get_run
+
+    ledger = _ledger(db)
+    n = cancel_run(ledger, run_id)
+    status = get_run(ledger, run_id).status
+    if as_json:
+        _echo_json({"run_id": run_id, "status": status, "cancelled_subproblems": n})
+    else:
+        click.echo(f"run {run_id}: {status} ({n} open subproblems cancelled)")
+
+
+@cli.command()
+@click.argument("run_id", type=int)
+@click.option("--interval", type=click.FloatRange(min=0.05), default=1.0, show_default=True)
+@db_option
+@json_option
+@progress_option
+def watch(run_id, interval, db, as_json, no_progress) -> None:
+    """Follow a run's progress: finished weight, solutions so far, nodes/s, ETA."""
+    ledger = _ledger(db)
+    _follow(ledger, run_id, as_json, no_progress, None, interval)
+
+
+# --------------------------------------------------------------------------- queries
+@cli.command()
+@click.option("--limit", type=click.IntRange(min=1), default=30, show_default=True)
+@click.option("--status", type=click.Choice(["running", "done", "cancelled", "failed"]))
+@db_option
+@json_option
+def runs(limit, status, db, as_json) -> None:
+    """The runs in the ledger, newest first."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from .queries import list_runs
+
+    rows = list_runs(_ledger(db), limit=limit, status=status)
+    if as_json:
+        _echo_json(rows)
+        return
+    table = Table("run", "problem", "mode", "status", "solutions", "distinct", "done", "subproblems", "seconds", "created")
+    for r in rows:
+        table.add_row(str(r["run_id"]), r["problem"], r["mode"], r["status"], f"{r['solutions']:,}",
+                      "" if r["distinct"] is None else f"{r['distinct']:,}", f"{100 * r['progress']:.1f}%",
+                      str(r["subproblems"]), f"{r['seconds']:.2f}", r["created"] or "")
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=200)
+    console.print(table)
+
+
+@cli.command()
+@click.argument("run_id", type=int)
+@db_option
+@json_option
+def show(run_id, db, as_json) -> None:
+    """One run: totals, status, timings, throughput, slowest subproblems, sizes."""
+    from .queries import run_summary
+
+    s = run_summary(_ledger(db), run_id)
+    if as_json:
+        _echo_json(s)
+        return
+    click.echo(_headline(s))
+    click.echo(f"problem      {s['problem']} ({s['kind']}, spec {s['spec_hash'][:12]})")
+    click.echo(f"mode         {s['mode']} on {s['executor']}; options {json.dumps({k: v for k, v in s['options'].items() if v is not None})}")
+    click.echo(f"status       {s['status']}" + (f": {s['error']}" if s["error"] else ""))
+    click.echo(f"progress     {100 * s['progress']:.2f}% of the tree")
+    click.echo(f"timings      created {s['created']}, finished {s['finished'] or '-'}; {s['seconds']:.3f} s wall, {s['cpu_seconds']:.3f} s in workers")
+    t = s["throughput"]
+    click.echo(f"throughput   {t['nodes_per_second'] or 0:,.0f} nodes/s, {t['subproblems_per_second'] or 0:,.1f} subproblems/s")
+    sp = s["subproblems"]
+    click.echo("subproblems  " + ", ".join(f"{k} {v}" for k, v in sp.items()))
+    for what, q in s["sizes"].items():
+        if q:
+            click.echo(f"sizes ({what:7s}) " + ", ".join(f"{k} {v}" for k, v in q.items()))
+    if s["slowest"]:
+        click.echo("slowest subproblems:")
+        for r in s["slowest"]:
+            click.echo(f"  #{r['id']:<6} {r['seconds']:9.4f} s {r['nodes'] or 0:>12,} nodes {r['solutions'] or 0:>8,} solutions  path {r['path']}")
+
+
+@cli.command()
+@click.argument("run_id", type=int)
+@click.option("--limit", type=click.IntRange(min=0), default=10, show_default=True)
+@click.option("--offset", type=click.IntRange(min=0), default=0)
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "svg"]), default="text", show_default=True)
+@click.option("--out", type=click.Path(file_okay=False), metavar="DIR", help="with --format svg: write files here")
+@db_option
+@click.option("--json", "as_json", is_flag=True, help="same as --format json")
+def solutions(run_id, limit, offset, fmt, out, db, as_json) -> None:
+    """A run's stored solutions (from --all / --first)."""
+    from core.problem import from_spec
+
+    from .ledger import get_run
+    from .queries import iter_solutions
+
+    ledger = _ledger(db)
+    problem = from_spec(get_run(ledger, run_id).spec)
+    fmt = "json" if as_json else fmt
+    if fmt == "svg" and type(problem).render_svg is Problem.render_svg:
+        raise CLIError(f"{problem.kind} problems have no SVG pictures")
+    rows = list(iter_solutions(ledger, run_id, limit=limit, offset=offset))
+    if fmt == "json":
+        _echo_json([{"index": i, "subproblem": sub, "options": list(sol), "text": problem.render_text(sol)}
+                    for i, sub, sol in rows])
+    elif fmt == "text":
+        for i, _, sol in rows:
+            click.echo(f"solution {i + 1}:")
+            click.echo(problem.render_text(sol))
+            click.echo()
+    else:
+        for i, _, sol in rows:
+            svg = problem.render_svg(sol) or ""
+            if out:
+                Path(out).mkdir(parents=True, exist_ok=True)
+                (Path(out) / f"run{run_id}-{i + 1:06d}.svg").write_text(svg, encoding="utf-8")
+            else:
+                click.echo(svg)
+        if out:
+            click.echo(f"{len(rows)} SVG files in {out}")
+
+
+@cli.command()
+@click.argument("run_id", type=int)
+@click.option("--format", "fmt", type=click.Choice(["jsonl", "csv"]), default="jsonl", show_default=True)
+@click.option("--what", type=click.Choice(["solutions", "subproblems"]), default="solutions", show_default=True)
+@click.option("--output", "-o", type=click.File("w"), default="-", help="file (default: stdout)")
+@db_option
+def export(run_id, fmt, what, output, db) -> None:
+    """Export a run's solutions (option ids) or subproblems as JSON lines or CSV."""
+    from .ledger import get_run
+    from .queries import iter_solutions, iter_subproblems
+
+    ledger = _ledger(db)
+    get_run(ledger, run_id)
+    if what == "solutions":
+        rows = ({"index": i, "subproblem": sub, "options": list(sol)} for i, sub, sol in iter_solutions(ledger, run_id))
+        columns = ["index", "subproblem", "options"]
+    else:
+        rows = iter_subproblems(ledger, run_id)
+        columns = ["id", "path", "weight", "parent", "state", "attempts", "solutions", "distinct", "nodes",
+                   "seconds", "stopped_by", "donated", "worker"]
+    if fmt == "jsonl":
+        for row in rows:
+            output.write(json.dumps(row) + "\n")
+    else:
+        w = csv.writer(output)
+        w.writerow(columns)
+        for row in rows:
+            w.writerow([" ".join(map(str, row[c])) if isinstance(row[c], list) else row[c] for c in columns])
+
+
+@cli.command()
+@json_option
+def problems(as_json) -> None:
+    """The built-in named problems (name, description, known counts) and name patterns."""
+    from core.problem import library, library_patterns
+
+    entries = library()
+    patterns = library_patterns()
+    if as_json:
+        _echo_json({"problems": [{"name": e.name, "description": e.description, "known": e.known} for e in entries],
+                    "patterns": [{"pattern": p, "description": d} for p, d in patterns]})
+        return
+    width = max((len(e.name) for e in entries), default=10)
+    for e in entries:
+        known = ", ".join(f"{k} {v:,}" for k, v in (e.known or {}).items())
+        click.echo(f"{e.name:<{width}}  {e.description}" + (f"  [{known}]" if known else ""))
+    if patterns:
+        click.echo("\npatterns:")
+        for pat, desc in patterns:
+            click.echo(f"{pat:<{width}}  {desc}")
+
+
+@cli.group()
+def db() -> None:
+    """The ledger database."""
+
+
+@db.command("upgrade")
+@db_option
+@json_option
+def db_upgrade(db, as_json) -> None:
+    """Create or upgrade the ledger's tables (Alembic) to the newest revision."""
+    from .migrate import current_revision, head_revision, upgrade
+
+    ledger = open_ledger(db, upgrade=False)
+    before = current_revision(ledger)
+    after = upgrade(ledger)
+    if as_json:
+        _echo_json({"url": safe_url(ledger.url), "from": before, "revision": after, "head": head_revision()})
+    else:
+        click.echo(f"ledger {safe_url(ledger.url)}: revision {before or 'none'} -> {after}")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

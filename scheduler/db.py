@@ -1,0 +1,141 @@
+"""Where the ledger lives and how to talk to it: URLs, engines, sessions, the schema.
+
+The URL comes from ``--db``, else ``TILECENSUS_DB_URL``, else a SQLite file in the
+user's data directory.  :func:`open_ledger` checks that the database answers and brings
+its schema to the newest Alembic revision, so every command can just use it.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+from pathlib import Path
+from typing import Iterator
+
+import platformdirs
+from sqlalchemy import create_engine, event, text
+from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.exc import ArgumentError, OperationalError, SQLAlchemyError
+from sqlalchemy.orm import Session, sessionmaker
+
+ENV_DB_URL = "TILECENSUS_DB_URL"
+
+
+class LedgerError(Exception):
+    """The ledger cannot be used (no answer, bad URL, unknown run): one line for the user."""
+
+
+def default_url() -> str:
+    """The embedded default: a SQLite file in the user's data directory."""
+    return f"sqlite:///{Path(platformdirs.user_data_dir('tilecensus')) / 'ledger.sqlite'}"
+
+
+def resolve_url(url: str | None = None) -> str:
+    return url or os.environ.get(ENV_DB_URL) or default_url()
+
+
+def safe_url(url: str) -> str:
+    """The URL without its password, for messages."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return url
+
+
+def make_engine(url: str) -> Engine:
+    """An engine for ``url``: SQLite in WAL mode with a long busy timeout, PostgreSQL
+    with a short connect timeout so a database that does not answer fails fast."""
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        raise LedgerError(f"not a database URL: {url!r}") from None
+    backend = parsed.get_backend_name()
+    try:
+        if backend == "sqlite":
+            db = parsed.database
+            if db and db != ":memory:" and not db.startswith("file:"):
+                Path(db).expanduser().parent.mkdir(parents=True, exist_ok=True)
+            engine = create_engine(parsed, connect_args={"timeout": 60})
+            event.listen(engine, "connect", _sqlite_pragmas)
+            event.listen(engine, "begin", _sqlite_begin)
+        elif backend == "postgresql":
+            if parsed.drivername == "postgresql":
+                parsed = parsed.set(drivername="postgresql+psycopg")
+            # synchronous_commit=off: a commit lost in a database crash only means its
+            # subproblem is solved again when its lease expires — never counted twice.
+            engine = create_engine(
+                parsed, pool_pre_ping=True, pool_size=5, max_overflow=5,
+                connect_args={"connect_timeout": 5, "options": "-c synchronous_commit=off"},
+            )
+        else:
+            engine = create_engine(parsed)
+    except (ArgumentError, ImportError) as exc:
+        raise LedgerError(f"cannot use database URL {safe_url(url)}: {exc}") from None
+    return engine
+
+
+def _sqlite_pragmas(dbapi_conn, _record) -> None:
+    dbapi_conn.isolation_level = None  # transactions begin in _sqlite_begin
+    cur = dbapi_conn.cursor()
+    cur.execute("PRAGMA journal_mode=WAL")
+    cur.execute("PRAGMA synchronous=NORMAL")
+    cur.execute("PRAGMA foreign_keys=ON")
+    cur.close()
+
+
+def _sqlite_begin(conn) -> None:
+    """Take SQLite's write lock up front: a read-then-write transaction (a lease) never
+    fails midway because another process wrote first; waiting obeys the busy timeout."""
+    conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+class Ledger:
+    """An engine and a session factory for one ledger URL."""
+
+    def __init__(self, url: str):
+        self.url = url
+        self.engine = make_engine(url)
+        self.Session = sessionmaker(self.engine, expire_on_commit=False)
+        self.pid = os.getpid()
+
+    @property
+    def dialect(self) -> str:
+        return self.engine.dialect.name
+
+    @contextlib.contextmanager
+    def session(self) -> Iterator[Session]:
+        """A session in one transaction: committed on success, rolled back on error."""
+        with self.Session() as session, session.begin():
+            yield session
+
+    def check(self) -> None:
+        """Raise :class:`LedgerError` when the database does not answer."""
+        try:
+            with self.engine.connect() as conn:
+                conn.execute(text("SELECT 1"))
+        except OperationalError as exc:
+            reason = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc).splitlines()[0]
+            raise LedgerError(f"cannot reach the database {safe_url(self.url)}: {reason}") from None
+        except SQLAlchemyError as exc:
+            raise LedgerError(f"cannot use the database {safe_url(self.url)}: {str(exc).splitlines()[0]}") from None
+
+    def dispose(self) -> None:
+        self.engine.dispose()
+
+
+_LEDGERS: dict[tuple[int, str], Ledger] = {}
+
+
+def open_ledger(url: str | None = None, *, upgrade: bool = True) -> Ledger:
+    """The ledger at ``url`` (resolved as above), checked and migrated; one per process."""
+    url = resolve_url(url)
+    key = (os.getpid(), url)
+    ledger = _LEDGERS.get(key)
+    if ledger is None:
+        ledger = Ledger(url)
+        ledger.check()
+        if upgrade:
+            from .migrate import ensure_schema
+
+            ensure_schema(ledger)
+        _LEDGERS[key] = ledger
+    return ledger

@@ -1,0 +1,142 @@
+"""The ledger's tables: runs, subproblems, solutions.
+
+Counts can exceed 64 bits, so exact integers are stored as decimal text
+(:class:`BigCount`); weights are exact fractions stored as numerator/denominator text,
+with a float beside them for quick progress sums.  Times are naive UTC.
+"""
+from __future__ import annotations
+
+import datetime as dt
+from fractions import Fraction
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.types import TypeDecorator
+
+#: an autoincrement key that is BIGINT on PostgreSQL and INTEGER (rowid) on SQLite
+Key = BigInteger().with_variant(Integer(), "sqlite")
+
+# run states
+RUNNING, DONE, CANCELLED, FAILED = "running", "done", "cancelled", "failed"
+# subproblem states
+PENDING, LEASED = "pending", "leased"  # plus DONE, CANCELLED
+
+
+class BigCount(TypeDecorator):
+    """An exact integer of any size, stored as decimal text."""
+
+    impl = String(80)
+    cache_ok = True
+
+    def process_bind_param(self, value: int | None, dialect: Any) -> str | None:
+        return None if value is None else str(int(value))
+
+    def process_result_value(self, value: str | None, dialect: Any) -> int | None:
+        return None if value is None else int(value)
+
+
+def utcnow() -> dt.datetime:
+    return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class Run(Base):
+    """One count or enumeration of one problem."""
+
+    __tablename__ = "runs"
+
+    id: Mapped[int] = mapped_column(Key, primary_key=True, autoincrement=True)
+    name: Mapped[str] = mapped_column(String(200))
+    kind: Mapped[str] = mapped_column(String(40))
+    spec: Mapped[dict] = mapped_column(JSON)
+    spec_hash: Mapped[str] = mapped_column(String(64), index=True)
+    mode: Mapped[str] = mapped_column(String(16))  # count | enumerate
+    options: Mapped[dict] = mapped_column(JSON)  # engine, distinct, budget, lease, limit, queue ...
+    executor: Mapped[str] = mapped_column(String(16))  # local | celery
+    status: Mapped[str] = mapped_column(String(16), index=True)
+    n_planned: Mapped[int] = mapped_column(Integer, default=0)
+    solutions: Mapped[int | None] = mapped_column(BigCount, nullable=True)
+    distinct: Mapped[int | None] = mapped_column(BigCount, nullable=True)
+    nodes: Mapped[int | None] = mapped_column(BigCount, nullable=True)
+    stats: Mapped[dict | None] = mapped_column(JSON, nullable=True)
+    plan_stats: Mapped[dict | None] = mapped_column(JSON, nullable=True)
+    cpu_seconds: Mapped[float | None] = mapped_column(Float, nullable=True)
+    seconds: Mapped[float | None] = mapped_column(Float, nullable=True)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    finished_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
+    error: Mapped[str | None] = mapped_column(Text, nullable=True)
+
+
+class Subproblem(Base):
+    """A path of a run, with its state, lease and result."""
+
+    __tablename__ = "subproblems"
+    __table_args__ = (
+        UniqueConstraint("run_id", "path", name="uq_subproblems_run_path"),
+        Index("ix_subproblems_run_state", "run_id", "state"),
+    )
+
+    id: Mapped[int] = mapped_column(Key, primary_key=True, autoincrement=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"))
+    path: Mapped[str] = mapped_column(Text)  # canonical JSON list of option ids
+    depth: Mapped[int] = mapped_column(Integer)
+    weight_num: Mapped[str] = mapped_column(Text)
+    weight_den: Mapped[str] = mapped_column(Text)
+    weight_f: Mapped[float] = mapped_column(Float)
+    parent_id: Mapped[int | None] = mapped_column(ForeignKey("subproblems.id"), nullable=True)
+    state: Mapped[str] = mapped_column(String(12), default=PENDING)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    lease_owner: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    lease_expires: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
+    queued_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
+    # result
+    count: Mapped[int | None] = mapped_column(BigCount, nullable=True)
+    distinct: Mapped[int | None] = mapped_column(BigCount, nullable=True)
+    nodes: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    seconds: Mapped[float | None] = mapped_column(Float, nullable=True)
+    done_num: Mapped[str | None] = mapped_column(Text, nullable=True)  # weight searched
+    done_den: Mapped[str | None] = mapped_column(Text, nullable=True)
+    done_f: Mapped[float | None] = mapped_column(Float, nullable=True)
+    stopped_by: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    n_donated: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    stats: Mapped[dict | None] = mapped_column(JSON, nullable=True)
+    worker: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    finished_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
+
+    @property
+    def weight(self) -> Fraction:
+        return Fraction(int(self.weight_num), int(self.weight_den))
+
+    @property
+    def weight_done(self) -> Fraction | None:
+        if self.done_num is None:
+            return None
+        return Fraction(int(self.done_num), int(self.done_den))
+
+
+class Solution(Base):
+    """One solution found by a run: its option ids, packed (``scheduler.codec``)."""
+
+    __tablename__ = "solutions"
+    __table_args__ = (Index("ix_solutions_run_id", "run_id", "id"),)
+
+    id: Mapped[int] = mapped_column(Key, primary_key=True, autoincrement=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"))
+    subproblem_id: Mapped[int] = mapped_column(ForeignKey("subproblems.id", ondelete="CASCADE"), index=True)
+    options: Mapped[bytes] = mapped_column(LargeBinary)

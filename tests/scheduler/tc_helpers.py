@@ -1,0 +1,40 @@
+"""Small problems and ledger helpers for the scheduler tests."""
+from __future__ import annotations
+
+from fractions import Fraction
+
+from sqlalchemy import select
+
+from core.library import load
+from scheduler.ledger import create_run
+from scheduler.models import Subproblem
+from scheduler.planning import plan
+from scheduler.work import build_solver
+
+
+def make_run(ledger, name: str = "dominoes-4x5", *, mode: str = "count", executor: str = "local",
+             depth: int | None = 2, **options) -> int:
+    """A planned run of a built-in problem, not driven."""
+    problem = load(name)
+    opts = {"engine": "kernel", "distinct": False, "budget": 60.0, **options}
+    _, solver = build_solver(problem.spec, opts)
+    p = plan(solver, split_depth=depth, first=mode == "first")
+    return create_run(ledger, problem=problem, mode=mode, options=opts, executor=executor,
+                      frontier=p.frontier, plan_stats=p.to_json())
+
+
+def finished_weight(ledger, run_id: int) -> Fraction:
+    with ledger.session() as session:
+        rows = session.execute(
+            select(Subproblem.done_num, Subproblem.done_den).where(
+                Subproblem.run_id == run_id, Subproblem.state == "done")
+        ).all()
+    return sum((Fraction(int(n), int(d)) for n, d in rows), Fraction(0))
+
+
+def states(ledger, run_id: int) -> dict[str, int]:
+    with ledger.session() as session:
+        out: dict[str, int] = {}
+        for (state,) in session.execute(select(Subproblem.state).where(Subproblem.run_id == run_id)):
+            out[state] = out.get(state, 0) + 1
+        return out

@@ -1,0 +1,108 @@
+"""The tilecensus command line, in process (click's runner), on a SQLite ledger."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from core.library import load
+from scheduler.cli import cli
+
+
+@pytest.fixture
+def tc(sqlite_url, monkeypatch):
+    monkeypatch.setenv("TILECENSUS_DB_URL", sqlite_url)
+    runner = CliRunner()
+
+    def invoke(*args: str, code: int = 0):
+        result = runner.invoke(cli, list(args), catch_exceptions=False)
+        assert result.exit_code == code, (result.output, result.stderr if hasattr(result, "stderr") else "")
+        return result
+
+    return invoke
+
+
+def test_solve_count_json(tc):
+    data = json.loads(tc("solve", "dominoes-6x6", "--json", "--workers", "2").stdout)
+    assert data["solutions"] == 6728 and data["status"] == "done"
+    assert {"run_id", "nodes", "seconds"} <= set(data)
+    assert data["progress"] == 1.0
+
+
+def test_solve_distinct_with_tiny_budget(tc):
+    out = tc("solve", "pentomino-6x10", "--distinct", "--json", "--budget", "0.02", "--workers", "2").stdout
+    data = json.loads(out)
+    assert (data["solutions"], data["distinct"]) == (9356, 2339)
+    show = json.loads(tc("show", str(data["run_id"]), "--json").stdout)
+    assert show["subproblems"]["donated"] > 0
+    assert (show["status"], show["solutions"], show["distinct"]) == ("done", 9356, 2339)
+
+
+def test_solve_all_first_and_stats(tc):
+    out = tc("solve", "dominoes-4x5", "--all", "--limit", "2", "--stats").stdout
+    assert out.count("solution ") == 2 and "95 solutions" in out
+    assert "nodes per depth" in out and "updates" in out
+    data = json.loads(tc("solve", "dominoes-4x5", "--first", "3", "--json").stdout)
+    problem = load("dominoes-4x5")
+    assert data["solutions"] == 3 and len(data["listing"]) == 3
+    assert all(problem.verify(s["options"]) for s in data["listing"])
+
+
+def test_queries(tc, tmp_path):
+    run_id = json.loads(tc("solve", "dominoes-4x5", "--all", "--json", "--split-depth", "3").stdout)["run_id"]
+    runs = json.loads(tc("runs", "--json").stdout)
+    assert runs[0]["run_id"] == run_id and runs[0]["solutions"] == 95
+    assert "dominoes-4x5" in tc("runs").stdout
+    text = tc("show", str(run_id)).stdout
+    assert "slowest subproblems" in text and "throughput" in text
+    sols = json.loads(tc("solutions", str(run_id), "--format", "json", "--limit", "5", "--offset", "90").stdout)
+    assert [s["index"] for s in sols] == [90, 91, 92, 93, 94]
+    assert "solution 1:" in tc("solutions", str(run_id), "--limit", "1").stdout
+    lines = tc("export", str(run_id), "--format", "jsonl").stdout.splitlines()
+    assert len(lines) == 95 and json.loads(lines[0])["options"]
+    csv_out = tc("export", str(run_id), "--format", "csv", "--what", "subproblems").stdout.splitlines()
+    assert csv_out[0].startswith("id,path,weight")
+    svg = tc("solutions", str(run_id), "--format", "svg", "--limit", "2", "--out", str(tmp_path / "svg")).stdout
+    assert "2 SVG files" in svg and len(list((tmp_path / "svg").glob("*.svg"))) == 2
+
+
+def test_problems_and_db_upgrade(tc):
+    out = tc("problems").stdout
+    assert "pentomino-6x10" in out and "patterns:" in out
+    data = json.loads(tc("problems", "--json").stdout)
+    assert any(p["name"] == "pentomino-6x10" for p in data["problems"])
+    up = json.loads(tc("db", "upgrade", "--json").stdout)
+    assert up["revision"] == up["head"]
+
+
+def test_bad_input_is_one_line_exit_2_and_writes_nothing(tc, tmp_path):
+    r = tc("solve", "no-such-problem", code=2)
+    assert r.stderr.count("\n") == 1 and "no-such-problem" in r.stderr
+    bad = tmp_path / "bad.dlx"
+    bad.write_text("a b\na c\n")
+    r = tc("solve", str(bad), code=2)
+    assert r.stderr.count("\n") == 1 and "bad.dlx" in r.stderr
+    assert json.loads(tc("runs", "--json").stdout) == []
+    r = tc("show", "999", code=2)
+    assert "no run 999" in r.stderr
+
+
+def test_database_that_does_not_answer(tc):
+    url = "postgresql://postgres@127.0.0.1:1/nothing"
+    for args in (["solve", "dominoes-4x5", "--db", url], ["runs", "--db", url], ["db", "upgrade", "--db", url]):
+        r = tc(*args, code=2)
+        assert r.stderr.count("\n") == 1 and "cannot reach the database" in r.stderr
+    r = tc("runs", "--db", "nonsense://", code=2)
+    assert r.stderr.count("\n") == 1
+
+
+def test_cancel_and_resume_a_local_run(tc, sqlite_url):
+    from tc_helpers import make_run
+    from scheduler.db import open_ledger
+
+    ledger = open_ledger(sqlite_url)
+    run_id = make_run(ledger, "dominoes-6x6", depth=3, node_budget=200)
+    assert "cancelled" in tc("cancel", str(run_id)).stdout
+    data = json.loads(tc("resume", str(run_id), "--json", "--workers", "2").stdout)
+    assert (data["status"], data["solutions"]) == ("done", 6728)

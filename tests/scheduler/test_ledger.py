@@ -1,0 +1,147 @@
+"""The ledger: exactly-once results, leases, closing, exact big counts, cancel — on
+SQLite and PostgreSQL."""
+from __future__ import annotations
+
+import time
+from fractions import Fraction
+
+import pytest
+from sqlalchemy import func, select
+
+from core.search import Subpath
+from tc_helpers import finished_weight, make_run, states
+from scheduler import ledger as L
+from scheduler.db import open_ledger
+from scheduler.models import Run, Solution, Subproblem
+from scheduler.work import Outcome, Task, build_solver, solve_task
+
+
+def _solve(ledger, task: Task, **options) -> Outcome:
+    run = L.get_run(ledger, task.run_id)
+    _, solver = build_solver(run.spec, {**run.options, **options})
+    return solve_task(solver, task, run.mode, {**run.options, **options})
+
+
+def test_record_is_exactly_once(any_url):
+    ledger = open_ledger(any_url)
+    run_id = make_run(ledger, "dominoes-4x5", depth=2)
+    tasks = L.lease_batch(ledger, run_id, "t", 1000, 60)
+    outcomes = [_solve(ledger, t) for t in tasks]
+    first = L.record_results(ledger, outcomes)
+    assert all(c is not None for c in first)
+    again = L.record_results(ledger, outcomes)  # a duplicate delivery, a retry after a crash
+    assert again == [None] * len(outcomes)
+    assert L.close_run(ledger, run_id)
+    assert not L.close_run(ledger, run_id)
+    run = L.get_run(ledger, run_id)
+    assert (run.status, run.solutions) == ("done", 95)
+    assert finished_weight(ledger, run_id) == 1
+
+
+def test_donated_frontier_is_written_with_the_result(any_url):
+    ledger = open_ledger(any_url)
+    run_id = make_run(ledger, "dominoes-6x6", depth=0, node_budget=50)
+    rounds = 0
+    while True:
+        tasks = L.lease_batch(ledger, run_id, "t", 100, 60)
+        if not tasks:
+            break
+        rounds += 1
+        L.record_results(ledger, [_solve(ledger, t) for t in tasks])
+    assert rounds > 3
+    assert L.close_run(ledger, run_id)
+    run = L.get_run(ledger, run_id)
+    assert run.solutions == 6728
+    assert finished_weight(ledger, run_id) == 1
+    with ledger.session() as s:
+        donated = s.scalar(select(func.count()).where(Subproblem.run_id == run_id, Subproblem.parent_id.is_not(None)))
+    assert donated > 0
+
+
+def test_lease_expiry_and_duplicate_leases(any_url):
+    ledger = open_ledger(any_url)
+    run_id = make_run(ledger, "dominoes-4x5", depth=1, executor="celery", lease=0.2)
+    sub_id = L.lease_batch(ledger, run_id, "a", 1, 60)[0].sub_id
+    assert L.lease_one(ledger, sub_id, "b") is None  # leased by a, not expired
+    assert L.expire_leases(ledger, run_id) == []
+    L.release_leases(ledger, run_id)
+    first = L.lease_one(ledger, sub_id, "b")
+    assert first is not None
+    assert L.lease_one(ledger, sub_id, "c") is None
+    time.sleep(0.3)
+    assert L.expire_leases(ledger, run_id) == [sub_id]
+    task, _ = L.lease_one(ledger, sub_id, "c")
+    out = _solve(ledger, task)
+    assert L.record_results(ledger, [out]) != [None]
+    assert L.record_results(ledger, [out]) == [None]  # b finishing late changes nothing
+    assert L.lease_one(ledger, sub_id, "d") is None
+
+
+def test_counts_beyond_64_bits_are_exact(any_url):
+    ledger = open_ledger(any_url)
+    run_id = make_run(ledger, "dominoes-4x5", depth=1)
+    tasks = L.lease_batch(ledger, run_id, "t", 100, 60)
+    huge = 2**70 + 12345
+    outcomes = []
+    for t in tasks:
+        outcomes.append(Outcome(run_id=run_id, sub_id=t.sub_id, count=huge, distinct=huge // 4, nodes=2**40,
+                                seconds=0.1, stats={"nodes": 2**40}, weight_done=t.weight))
+    L.record_results(ledger, outcomes)
+    assert L.close_run(ledger, run_id)
+    run = L.get_run(ledger, run_id)
+    assert run.solutions == huge * len(tasks)
+    assert run.distinct == (huge // 4) * len(tasks)
+    assert run.nodes == 2**40 * len(tasks)
+
+
+def test_weights_that_do_not_add_up_fail_the_run(sqlite_url):
+    ledger = open_ledger(sqlite_url)
+    run_id = make_run(ledger, "dominoes-4x5", depth=1)
+    tasks = L.lease_batch(ledger, run_id, "t", 100, 60)
+    L.record_results(ledger, [Outcome(run_id=run_id, sub_id=t.sub_id, count=1, distinct=None, nodes=1, seconds=0,
+                                      stats={}, weight_done=t.weight / 2) for t in tasks])
+    L.close_run(ledger, run_id)
+    run = L.get_run(ledger, run_id)
+    assert run.status == "failed" and "not 1" in run.error
+
+
+def test_cancel_refuses_late_results_and_revive_resumes(any_url):
+    ledger = open_ledger(any_url)
+    run_id = make_run(ledger, "dominoes-4x5", depth=2)
+    tasks = L.lease_batch(ledger, run_id, "t", 3, 60)
+    L.cancel_run(ledger, run_id)
+    assert L.record_results(ledger, [_solve(ledger, tasks[0])]) == [None]
+    assert L.get_run(ledger, run_id).status == "cancelled"
+    assert set(states(ledger, run_id)) == {"cancelled"}
+    L.revive_run(ledger, run_id)
+    assert set(states(ledger, run_id)) == {"pending"}
+
+
+def test_create_run_refuses_a_frontier_that_is_not_a_partition(sqlite_url):
+    from core.library import load
+
+    ledger = open_ledger(sqlite_url)
+    with pytest.raises(ValueError):
+        L.create_run(ledger, problem=load("dominoes-4x5"), mode="count", options={}, executor="local",
+                     frontier=[Subpath((), Fraction(1, 2))])
+    with ledger.session() as s:
+        assert s.scalar(select(func.count()).select_from(Run)) == 0
+
+
+def test_solutions_are_stored_compactly_once(sqlite_url):
+    from scheduler.codec import unpack
+    from core.library import load
+
+    ledger = open_ledger(sqlite_url)
+    run_id = make_run(ledger, "dominoes-4x5", mode="enumerate", depth=2)
+    tasks = L.lease_batch(ledger, run_id, "t", 1000, 60)
+    outcomes = [_solve(ledger, t) for t in tasks]
+    L.record_results(ledger, outcomes)
+    L.record_results(ledger, outcomes)
+    L.close_run(ledger, run_id)
+    problem = load("dominoes-4x5")
+    with ledger.session() as s:
+        blobs = list(s.scalars(select(Solution.options).where(Solution.run_id == run_id)))
+    assert len(blobs) == 95
+    sols = {unpack(b) for b in blobs}
+    assert len(sols) == 95 and all(problem.verify(sol) for sol in sols)

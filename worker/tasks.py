@@ -1,0 +1,28 @@
+"""The one task: solve a subproblem and write its result into the ledger.
+
+The ledger is ``TILECENSUS_DB_URL`` (``tilecensus worker --db`` sets it).  Delivering
+the same message twice, or re-running it after a crash, records the result once
+(:func:`scheduler.runner.execute_one`).
+"""
+from __future__ import annotations
+
+from scheduler.celery_config import TASK_NAME
+from scheduler.db import open_ledger
+from scheduler.runner import CeleryExecutor, execute_one
+
+from .app import app
+
+_EXECUTOR: dict[str, CeleryExecutor] = {}
+
+
+def _executor() -> CeleryExecutor:
+    url = app.conf.broker_url
+    if url not in _EXECUTOR:
+        _EXECUTOR[url] = CeleryExecutor(url)
+    return _EXECUTOR[url]
+
+
+@app.task(name=TASK_NAME, acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+def solve_subproblem(run_id: int, sub_id: int) -> str:
+    """Solve subproblem ``sub_id`` of run ``run_id`` under the run's budget."""
+    return execute_one(open_ledger(), int(sub_id), _executor())
