@@ -203,3 +203,12 @@ def processes(tmp_path):
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "e2e: end-to-end tests with real workers, Redis and PostgreSQL")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests that start workers or restart Redis share one xdist worker, so a Redis restart
+    never lands in the middle of another test's run."""
+    for item in items:
+        parts = Path(str(item.fspath)).parts
+        if "e2e" in parts or "worker" in parts:
+            item.add_marker(pytest.mark.xdist_group("services"))
