@@ -579,6 +579,41 @@ def problems(as_json) -> None:
             click.echo(f"{pat:<{width}}  {desc}")
 
 
+@cli.command()
+@click.argument("name_or_file")
+@click.option("--kind", metavar="K", help="the model of a problem file (polyform, sudoku, ...)")
+@click.option("--samples", type=click.IntRange(min=1), default=1000, show_default=True, help="random root-to-leaf paths")
+@click.option("--seconds", "max_seconds", type=click.FloatRange(min=0, min_open=True), default=30.0, show_default=True,
+              help="stop sampling after this long")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--distinct", is_flag=True, help="estimate the symmetry-broken search")
+@click.option("--engine", type=click.Choice(["kernel", "reference"]), default="kernel", show_default=True)
+@json_option
+def estimate(name_or_file, kind, samples, max_seconds, seed, distinct, engine, as_json) -> None:
+    """Estimate a run before starting it: tree size, solutions and time on this machine
+    (Knuth's random-path estimator, with a 95% band)."""
+    from core.estimate import estimate as knuth_estimate
+    from core.library import load
+
+    problem = load(name_or_file, kind)
+    options = {"engine": engine}
+    if distinct:
+        options["distinct"] = True
+    solver = problem.solver(**options)
+    est = knuth_estimate(solver, samples, seed=seed, max_seconds=max_seconds)
+    if as_json:
+        _echo_json({"problem": problem.name, **est.to_json()})
+        return
+
+    def band(b, fmt="{:,.0f}"):
+        return f"{fmt.format(b.value)}  (95%: {fmt.format(b.low)} .. {fmt.format(b.high)})"
+
+    click.echo(f"{problem.name}: estimate from {est.samples:,} random paths")
+    click.echo(f"nodes      {band(est.nodes)}")
+    click.echo(f"solutions  {band(est.solutions)}")
+    click.echo(f"time       {band(est.seconds, '{:,.1f} s')} on one core at {est.nodes_per_second:,.0f} nodes/s")
+
+
 @cli.group()
 def db() -> None:
     """The ledger database."""

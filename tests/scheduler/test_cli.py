@@ -106,3 +106,15 @@ def test_cancel_and_resume_a_local_run(tc, sqlite_url):
     assert "cancelled" in tc("cancel", str(run_id)).stdout
     data = json.loads(tc("resume", str(run_id), "--json", "--workers", "2").stdout)
     assert (data["status"], data["solutions"]) == ("done", 6728)
+
+
+def test_estimate_brackets_the_true_size(tc):
+    truth = json.loads(tc("solve", "examples/queens8.dlx", "--json", "--workers", "1", "--stats").stdout)
+    data = json.loads(tc("estimate", "examples/queens8.dlx", "--samples", "2000", "--seed", "3", "--json").stdout)
+    assert data["samples"] == 2000
+    assert data["solutions"]["low"] <= 92 <= data["solutions"]["high"]
+    assert data["nodes"]["estimate"] > 0 and data["seconds"]["estimate"] > 0
+    assert truth["solutions"] == 92
+    text = tc("estimate", "pentomino-6x10", "--samples", "20").stdout
+    assert "nodes" in text and "95%" in text
+    tc("estimate", "no-such-problem", code=2)
