@@ -336,8 +336,10 @@ enum { MEMO_WAYS = 4 };
  * for it), with a small table that doubles while it fills, up to the memory cap. */
 #define MEMO_START_NODES ((uint64_t)4096)
 #define MEMO_FIRST_BYTES ((uint64_t)1 << 20)
-/* After this many nodes, a memo that answered fewer than 1 in 64 lookups is switched off. */
-#define MEMO_TRIAL_NODES ((uint64_t)1 << 20)
+/* Tried and dropped: switching the memo off after 2^20 nodes when it had answered fewer
+ * than 1 lookup in 64.  Repeats can start late (16x16 dominoes filled row by row), and
+ * a memo switched off there turns seconds into years; its cost where states do not
+ * repeat is about 15%. */
 
 typedef struct {
     int wanted;           /* allowed for this search (counting a plain problem) */
@@ -917,14 +919,8 @@ static void run(Search *s) {
                 Level *L = &s->lv[s->depth];
                 L->count_in = s->count;
                 L->nodes_in = s->nodes;
-                if (s->memo.wanted) {
-                    if (!s->memo.active && s->nodes == MEMO_START_NODES) memo_start(&s->memo);
-                    if (s->memo.active && s->nodes == MEMO_TRIAL_NODES &&
-                        s->memo.hits < MEMO_TRIAL_NODES / 64) {
-                        memo_free(&s->memo);  /* states hardly repeat here: it would only cost */
-                        s->memo.wanted = 0;
-                    }
-                }
+                if (s->memo.wanted && !s->memo.active && s->nodes == MEMO_START_NODES)
+                    memo_start(&s->memo);
                 u128 below;
                 if (s->memo.active &&
                     memo_find(&s->memo, s->cov + (size_t)s->depth * s->p->n_words, &below)) {
