@@ -614,6 +614,30 @@ def estimate(name_or_file, kind, samples, max_seconds, seed, distinct, engine, a
     click.echo(f"time       {band(est.seconds, '{:,.1f} s')} on one core at {est.nodes_per_second:,.0f} nodes/s")
 
 
+@cli.command()
+@click.argument("run_id", type=int)
+@click.option("--fraction", type=click.FloatRange(min=0, max=1, min_open=True), default=0.1, show_default=True,
+              help="share of the complete subproblems to re-solve")
+@click.option("--seed", type=int, default=0, show_default=True, help="which random sample")
+@db_option
+@json_option
+def verify(run_id, fraction, seed, db, as_json) -> None:
+    """Re-solve a random sample of a run's subproblems here and compare counts, node counts
+    and solutions with what the workers recorded; a mismatch is written on the run, names
+    the subproblem and the worker, and exits with status 1."""
+    from .verify import summary, verify_run
+
+    report = verify_run(_ledger(db), run_id, fraction, seed=seed)
+    if as_json:
+        _echo_json(report.to_json())
+    else:
+        click.echo(summary(report))
+        for m in report.mismatches:
+            click.echo("  " + m.describe(report.verifier))
+    if not report.ok:
+        sys.exit(1)
+
+
 @cli.group()
 def db() -> None:
     """The ledger database."""

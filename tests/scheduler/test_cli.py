@@ -118,3 +118,21 @@ def test_estimate_brackets_the_true_size(tc):
     text = tc("estimate", "pentomino-6x10", "--samples", "20").stdout
     assert "nodes" in text and "95%" in text
     tc("estimate", "no-such-problem", code=2)
+
+
+def test_verify_agrees_then_catches_a_corrupted_result(tc, sqlite_url):
+    from sqlalchemy import create_engine, text
+
+    run = json.loads(tc("solve", "dominoes-4x5", "--json", "--workers", "1", "--split-depth", "3").stdout)
+    ok = json.loads(tc("verify", str(run["run_id"]), "--fraction", "1", "--json").stdout)
+    assert ok["ok"] and ok["checked"] == ok["eligible"] > 1
+    engine = create_engine(sqlite_url)
+    with engine.begin() as conn:  # corrupt one stored result, as a faulty worker would
+        sub = conn.execute(text("SELECT id FROM subproblems WHERE run_id = :r AND count > 0 ORDER BY id LIMIT 1"),
+                           {"r": run["run_id"]}).scalar()
+        conn.execute(text("UPDATE subproblems SET count = count + 1 WHERE id = :s"), {"s": sub})
+    bad = tc("verify", str(run["run_id"]), "--fraction", "1", code=1).stdout
+    assert f"#{sub}" in bad and "MISMATCH" in bad and "worker" in bad
+    shown = json.loads(tc("show", str(run["run_id"]), "--json").stdout)
+    assert "verify failed" in shown["error"] and f"#{sub}" in shown["error"]
+    engine.dispose()
