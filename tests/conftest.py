@@ -205,10 +205,20 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "e2e: end-to-end tests with real workers, Redis and PostgreSQL")
 
 
-def pytest_collection_modifyitems(config, items):
-    """Tests that start workers or restart Redis share one xdist worker, so a Redis restart
-    never lands in the middle of another test's run."""
-    for item in items:
-        parts = Path(str(item.fspath)).parts
-        if "e2e" in parts or "worker" in parts:
-            item.add_marker(pytest.mark.xdist_group("services"))
+@pytest.fixture(autouse=True)
+def _services_one_at_a_time(request):
+    """Tests that start workers or restart Redis hold one machine-wide lock, so that with
+    pytest-xdist a Redis restart never lands in the middle of another test's run."""
+    parts = Path(str(request.node.fspath)).parts
+    if "e2e" not in parts and "worker" not in parts:
+        yield
+        return
+    import fcntl
+    import tempfile
+
+    with open(os.path.join(tempfile.gettempdir(), "tilecensus-service-tests.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
