@@ -463,7 +463,11 @@ def show(run_id, db, as_json) -> None:
     """One run: totals, status, timings, throughput, slowest subproblems, sizes."""
     from .queries import run_summary
 
-    s = run_summary(_ledger(db), run_id)
+    ledger = _ledger(db)
+    s = run_summary(ledger, run_id)
+    summary = _model_summary(ledger, run_id, s)
+    if summary is not None:
+        s["summary"] = summary
     if as_json:
         _echo_json(s)
         return
@@ -484,6 +488,35 @@ def show(run_id, db, as_json) -> None:
         click.echo("slowest subproblems:")
         for r in s["slowest"]:
             click.echo(f"  #{r['id']:<6} {r['seconds']:9.4f} s {r['nodes'] or 0:>12,} nodes {r['solutions'] or 0:>8,} solutions  path {r['path']}")
+    if summary is not None:
+        click.echo(f"what every stored solution agrees on ({summary.get('grids', '?')} solutions):")
+        picture = summary.get("picture")
+        if picture:
+            click.echo(picture if isinstance(picture, str) else "\n".join(picture))
+        for key in ("black_in_every", "white_in_every"):
+            if key in summary:
+                click.echo(f"{key.replace('_', ' '):15s} {len(summary[key])} squares")
+
+
+#: at most this many stored solutions are read to summarise a run
+SUMMARY_LIMIT = 200_000
+
+
+def _model_summary(ledger, run_id: int, s: dict[str, Any]) -> dict[str, Any] | None:
+    """The model's own summary of a finished run's stored solutions (crosswords: which
+    squares are black, or white, in every grid), where the model has one."""
+    if s["status"] != DONE or s["mode"] not in ("enumerate", "first"):
+        return None
+    from core.problem import from_spec
+
+    from .ledger import get_run
+    from .queries import iter_solutions
+
+    problem = from_spec(get_run(ledger, run_id).spec)
+    summarise = getattr(problem, "summarise", None)
+    if summarise is None:
+        return None
+    return summarise(options for _, _, options in iter_solutions(ledger, run_id, limit=SUMMARY_LIMIT))
 
 
 @cli.command()

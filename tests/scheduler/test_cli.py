@@ -136,3 +136,15 @@ def test_verify_agrees_then_catches_a_corrupted_result(tc, sqlite_url):
     shown = json.loads(tc("show", str(run["run_id"]), "--json").stdout)
     assert "verify failed" in shown["error"] and f"#{sub}" in shown["error"]
     engine.dispose()
+
+
+def test_show_summarises_a_crossword_run(tc):
+    run = json.loads(tc("solve", "crossword-39", "--all", "--json", "--workers", "1").stdout)
+    assert run["solutions"] == 55
+    shown = json.loads(tc("show", str(run["run_id"]), "--json").stdout)
+    summary = shown["summary"]
+    assert summary["grids"] == 55
+    picture = summary["picture"]
+    rows = picture if isinstance(picture, list) else picture.splitlines()
+    assert len(rows) == summary["rows"] and set("".join(rows)) <= set("#.? ")
+    assert "every stored solution" in tc("show", str(run["run_id"])).stdout
