@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from ..errors import ProblemError
-from .shapes import NEIGHBOUR_STEPS, Cell
+from .shapes import NEIGHBOUR_STEPS, Cell, split_layers
 
 FREE = "-."
 BLOCKED = "#"
@@ -45,16 +45,7 @@ class Board:
         def where(n: int) -> int | None:
             return None if first_line is None else first_line + n
 
-        layers: list[list[tuple[int, str]]] = [[]]
-        for n, raw in enumerate(text.splitlines()):
-            line = raw.strip()
-            if not line:
-                if layers[-1]:
-                    layers.append([])
-                continue
-            layers[-1].append((n, line))
-        if not layers[-1]:
-            layers.pop()
+        layers = split_layers(text)
         if not layers:
             raise ProblemError("the board is empty", line=where(0))
         rows = max(len(layer) for layer in layers)

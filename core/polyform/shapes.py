@@ -82,9 +82,9 @@ def is_connected(cells: Iterable[Cell]) -> bool:
     return len(seen) == len(cells)
 
 
-def parse_matrix(text: str, *, on: str = "#", off: str = "-.", what: str = "shape") -> tuple[Form, int]:
-    """Cells of a text matrix (layers separated by blank lines) and its dimension (2/3).
-    Raises ProblemError with a line offset (0-based, relative to ``text``)."""
+def split_layers(text: str) -> list[list[tuple[int, str]]]:
+    """The non-blank lines of a matrix as layers (blank lines separate them): each line
+    with its 0-based line number in ``text``, stripped."""
     layers: list[list[tuple[int, str]]] = [[]]
     for n, raw in enumerate(text.splitlines()):
         line = raw.strip()
@@ -95,6 +95,13 @@ def parse_matrix(text: str, *, on: str = "#", off: str = "-.", what: str = "shap
         layers[-1].append((n, line))
     if not layers[-1]:
         layers.pop()
+    return layers
+
+
+def parse_matrix(text: str, *, on: str = "#", off: str = "-.", what: str = "shape") -> tuple[Form, int]:
+    """Cells of a text matrix (layers separated by blank lines) and its dimension (2/3).
+    Raises ProblemError with a line offset (0-based, relative to ``text``)."""
+    layers = split_layers(text)
     cells = []
     for z, layer in enumerate(layers):
         for y, (n, line) in enumerate(layer):
