@@ -21,12 +21,12 @@ exact-cover engines handle those.
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Sequence
 
 from .errors import ProblemError
+from .toml_input import load_toml
 from .exact_cover import ExactCover
 from .problem import LibraryEntry, Problem, register_kind, register_problem
 from .reduction import ReductionSolver, TileReduction, choices_exact_cover
@@ -116,10 +116,7 @@ class EdgesProblem(Problem):
 
     def _from_toml(self, text: str) -> None:
         src = self.source
-        try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise ProblemError(f"not valid TOML: {exc}", source=src) from None
+        data = load_toml(text, src)
         for key in data:
             if key not in self.TOML_KEYS:
                 raise ProblemError(f"unknown key {key!r} for kind {self.kind}", source=src, line=_key_line(text, key))
@@ -457,10 +454,7 @@ class RoadsProblem(EdgesProblem):
 
     def _from_toml(self, text: str) -> None:
         src = self.source
-        try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise ProblemError(f"not valid TOML: {exc}", source=src) from None
+        data = load_toml(text, src)
         for key in data:
             if key not in ("kind", "name", "grid", "size"):
                 raise ProblemError(f"unknown key {key!r} for kind roads (grid or size)", source=src,

@@ -6,10 +6,10 @@ Importing this module registers every model's kind, formats and named problems w
 from __future__ import annotations
 
 import os
-import tomllib
 from typing import Any
 
 from .errors import ProblemError
+from .toml_input import load_toml
 from .problem import Problem, from_spec, named_spec
 
 # Each model module registers itself on import.
@@ -41,11 +41,7 @@ def spec_from_text(text: str, *, source_name: str = "<text>", kind: str | None =
     suffix = os.path.splitext(source_name)[1].lower()
     fmt = SUFFIX_FORMATS.get(suffix)
     if fmt == "toml" or (fmt is None and kind is None and _looks_like_toml(text)):
-        try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            line = _toml_error_line(exc)
-            raise ProblemError(f"not valid TOML: {_toml_message(exc)}", source=source_name, line=line) from None
+        data = load_toml(text, source_name)
         toml_kind = data.get("kind")
         if not isinstance(toml_kind, str):
             raise ProblemError('the TOML file needs a line kind = "..." naming the model', source=source_name)
@@ -80,16 +76,3 @@ def _looks_like_toml(text: str) -> bool:
             continue
         return s.startswith("kind") and "=" in s
     return False
-
-
-def _toml_error_line(exc: Exception) -> int | None:
-    import re
-
-    m = re.search(r"line (\d+)", str(exc))
-    return int(m.group(1)) if m else None
-
-
-def _toml_message(exc: Exception) -> str:
-    import re
-
-    return re.sub(r"\s*\(at line \d+, column \d+\)", "", str(exc)) or "syntax error"

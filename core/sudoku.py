@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import math
 import re
-import tomllib
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Sequence
 
 from .errors import ProblemError
+from .toml_input import load_toml
 from .exact_cover import ExactCover
 from .problem import LibraryEntry, Problem, register_kind, register_pattern, register_problem
 from .reduction import ReductionSolver, TileReduction, choices_exact_cover
@@ -311,10 +311,7 @@ class SudokuProblem(Problem):
     # -- reading -------------------------------------------------------------------
     def _from_toml(self, text: str) -> None:
         src = self.source
-        try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise ProblemError(f"not valid TOML: {exc}", source=src) from None
+        data = load_toml(text, src)
         for key in data:
             if key not in self.TOML_KEYS or (self.latin and key in ("k", "n", "box")):
                 raise ProblemError(f"unknown key {key!r} for kind {self.kind}", source=src,

@@ -20,6 +20,7 @@ import tomllib
 from typing import Any
 
 from ..errors import ProblemError
+from ..toml_input import load_toml
 from . import symmetry as sym
 from .grid import Grid
 from .puzzle import Puzzle
@@ -47,12 +48,7 @@ def puzzle_from_spec(spec: dict[str, Any]) -> Puzzle:
 
 
 def from_toml(text: str, source: str | None = None) -> Puzzle:
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        m = re.search(r"line (\d+)", str(exc))
-        raise ProblemError(f"not valid TOML: {exc}", source=source, line=int(m.group(1)) if m else None) from None
-    return from_mapping(data, source)
+    return from_mapping(load_toml(text, source), source)
 
 
 def from_mapping(data: dict[str, Any], source: str | None = None) -> Puzzle:

@@ -17,12 +17,12 @@ from __future__ import annotations
 import math
 import os
 import re
-import tomllib
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Iterator
 
 from ..errors import ProblemError
+from ..toml_input import load_toml
 from ..exact_cover import ExactCover
 from ..problem import LibraryEntry, Problem, register_kind, register_pattern, register_problem
 from ..pruning import RegionRule
@@ -150,13 +150,7 @@ def _flag(entry: dict, key: str, default: bool, where: str) -> bool:
 
 def parse_toml(text: str, source: str | None = None) -> tuple[str, Board, list[PieceKind], dict]:
     """(goal, board, pieces, extra) from a TOML problem file."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        m = re.search(r"line (\d+)", str(exc))
-        msg = re.sub(r"\s*\((at line \d+, column \d+|at end of document)\)", "", str(exc)) or "syntax error"
-        line = int(m.group(1)) if m else (len(text.splitlines()) if "end of document" in str(exc) else None)
-        raise ProblemError(f"not valid TOML: {msg}", source=source, line=line) from None
+    data = load_toml(text, source)
     for key in data:
         if key not in _TOP_KEYS:
             raise ProblemError(
