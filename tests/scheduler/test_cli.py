@@ -148,3 +148,13 @@ def test_show_summarises_a_crossword_run(tc):
     rows = picture if isinstance(picture, list) else picture.splitlines()
     assert len(rows) == summary["rows"] and set("".join(rows)) <= set("#.? ")
     assert "every stored solution" in tc("show", str(run["run_id"])).stdout
+
+
+def test_solve_all_limit_svg_writes_pictures(tc, tmp_path):
+    out = tmp_path / "pics"
+    tc("solve", "pentomino-6x10", "--all", "--limit", "5", "--svg", str(out), "--workers", "2",
+       "--split-depth", "1")
+    files = sorted(out.glob("*.svg"))
+    assert len(files) == 5
+    text = files[0].read_text()
+    assert text.lstrip().startswith("<svg") and text.count("<rect") + text.count("<path") + text.count("<polygon") >= 12
