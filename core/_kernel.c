@@ -51,6 +51,10 @@
 
 typedef uint64_t word_t;
 typedef unsigned __int128 u128;
+typedef uint16_t v16 __attribute__((vector_size(16)));  /* eight uint16 lanes (GCC/Clang) */
+
+/* items at most for the narrow MRV counts (16-byte lanes per option) */
+#define MAX_LANE_ITEMS 256
 
 enum { H_MRV = 0, H_FIRST = 1 };
 enum { ST_DONE = 0, ST_BUDGET = 1, ST_LIMIT = 2 };
@@ -70,6 +74,11 @@ typedef struct {
     word_t *exact_mask;
     int plain;           /* no colors and no multiplicities: liveness is one bitset test */
     int sparse;          /* options have fewer entries than the bitset has words */
+    /* narrow MRV counts (plain covers of at most MAX_LANE_ITEMS items, degrees < 0x8000):
+     * opt_lanes[o * n_lanes ..] = option o as 0/1 uint16 lanes; lanes_fence = 0xFFFF on
+     * every lane that is not a primary item; n_lanes = 0 when unused */
+    int32_t n_lanes;
+    v16 *opt_lanes, *lanes_fence;
     /* region rule (n_cells == 0: none) */
     int32_t n_cells, *cell_item, *nb_start, *nb;
     int32_t n_pieces, *piece_size, *piece_item;
@@ -79,7 +88,7 @@ static void Problem_dealloc(Problem *p) {
     free(p->opt_plain); free(p->opt_start); free(p->opt_item); free(p->opt_color);
     free(p->opt_colored); free(p->item_start); free(p->item_opt); free(p->lead_start); free(p->lead_opt); free(p->lo); free(p->hi);
     free(p->counters); free(p->exact_mask); free(p->cell_item); free(p->nb_start);
-    free(p->nb); free(p->piece_size); free(p->piece_item);
+    free(p->nb); free(p->piece_size); free(p->piece_item); free(p->opt_lanes); free(p->lanes_fence);
     Py_TYPE(p)->tp_free((PyObject *)p);
 }
 
@@ -238,6 +247,25 @@ static int Problem_init(Problem *p, PyObject *args, PyObject *kw) {
     p->sparse = n_opt > 0 && (int64_t)ni < (int64_t)n_opt * W;
     for (int32_t o = 0; o < n_opt; o++)
         if (p->opt_colored[o]) p->plain = 0;
+    if (p->plain && n_items <= MAX_LANE_ITEMS) {
+        int32_t max_degree = 0;
+        for (int32_t i = 0; i < n_items; i++)
+            if (p->item_start[i + 1] - p->item_start[i] > max_degree) max_degree = p->item_start[i + 1] - p->item_start[i];
+        if (max_degree < 0x8000) {
+            int NV = (n_items + 7) / 8;
+            p->opt_lanes = aligned_alloc(sizeof(v16), sizeof(v16) * ((size_t)n_opt + 1) * NV);
+            p->lanes_fence = aligned_alloc(sizeof(v16), sizeof(v16) * (size_t)NV);
+            if (!p->opt_lanes || !p->lanes_fence) { PyErr_NoMemory(); return -1; }
+            memset(p->opt_lanes, 0, sizeof(v16) * ((size_t)n_opt + 1) * NV);
+            for (int32_t o = 0; o < n_opt; o++)
+                for (int32_t k = p->opt_start[o]; k < p->opt_start[o + 1]; k++)
+                    p->opt_lanes[(size_t)o * NV + p->opt_item[k] / 8][p->opt_item[k] % 8] = 1;
+            for (int j = 0; j < NV; j++)
+                for (int k = 0; k < 8; k++)
+                    p->lanes_fence[j][k] = j * 8 + k < n_primary ? 0 : 0xFFFF;
+            p->n_lanes = NV;
+        }
+    }
     if (region != Py_None) {
         PyObject *ci, *nbs, *nbl, *ps, *pi;
         if (!PyArg_ParseTuple(region, "OOOOO", &ci, &nbs, &nbl, &ps, &pi)) return -1;
@@ -453,6 +481,7 @@ typedef struct {
     /* per item / option */
     int32_t *cnt, *color;
     int32_t *tally;       /* MRV: (cap_levels) x n_items live-option counts, one row per level */
+    v16 *lanes;           /* MRV, plain covers: the same counts as uint16 lanes, n_lanes per level */
     uint8_t *excluded;
     Buf arena;            /* live lists and branch lists, stacked by level */
     Buf color_undo;       /* secondary items given a color, to clear on undo */
@@ -482,7 +511,7 @@ static double now_seconds(void) {
 }
 
 static void search_free(Search *s) {
-    free(s->lv); free(s->cov); free(s->cnt); free(s->color); free(s->tally);
+    free(s->lv); free(s->cov); free(s->cnt); free(s->color); free(s->tally); free(s->lanes);
     free(s->excluded); free(s->arena.v); free(s->color_undo.v); free(s->cell_seen);
     free(s->cell_stack); free(s->per_depth.v); free(s->solutions.v); free(s->frontier.v);
     memo_free(&s->memo);
@@ -497,10 +526,11 @@ static int search_init(Search *s, const Problem *p) {
     s->cnt = calloc((size_t)p->n_items + 1, sizeof(int32_t));
     s->color = calloc((size_t)p->n_items + 1, sizeof(int32_t));
     s->tally = calloc((size_t)s->cap_levels * (p->n_items + 1), sizeof(int32_t));
+    s->lanes = aligned_alloc(sizeof(v16), sizeof(v16) * ((size_t)s->cap_levels * p->n_lanes + 1));
     s->excluded = calloc((size_t)p->n_options + 1, 1);
     s->cell_seen = calloc((size_t)p->n_cells + 1, sizeof(int32_t));
     s->cell_stack = calloc((size_t)p->n_cells + 1, sizeof(int32_t));
-    if (!s->lv || !s->cov || !s->cnt || !s->color || !s->tally || !s->excluded ||
+    if (!s->lv || !s->cov || !s->cnt || !s->color || !s->tally || !s->lanes || !s->excluded ||
         !s->cell_seen || !s->cell_stack)
         return -1;
     return 0;
@@ -520,6 +550,12 @@ static int ensure_level(Search *s, int32_t d) {
     int32_t *tally = realloc(s->tally, sizeof(int32_t) * (size_t)cap * (s->p->n_items + 1));
     if (!tally) return -1;
     s->tally = tally;
+    /* (no aligned realloc: copy into a fresh block) */
+    v16 *lanes = aligned_alloc(sizeof(v16), sizeof(v16) * ((size_t)cap * s->p->n_lanes + 1));
+    if (!lanes) return -1;
+    memcpy(lanes, s->lanes, sizeof(v16) * (size_t)s->cap_levels * s->p->n_lanes);
+    free(s->lanes);
+    s->lanes = lanes;
     s->cap_levels = cap;
     return 0;
 }
@@ -626,6 +662,170 @@ static int regions_fillable(Search *s, const word_t *cov) {
     return 1;
 }
 
+/* Does the plain option with bitset `bits` miss cov?  W is a constant where inlined. */
+static inline int misses(const word_t *restrict bits, const word_t *restrict cov, int W) {
+    word_t x = 0;
+    for (int w = 0; w < W; w++) x |= bits[w] & cov[w];
+    return x == 0;
+}
+
+/* Write the live options of lead list `item` into out[]; their number. */
+static inline int32_t live_leads(const Problem *p, const word_t *restrict cov, int32_t item,
+                                 int32_t *restrict out, int W) {
+    int32_t m = 0;
+    const word_t *restrict bits = p->opt_plain;
+    for (int32_t k = p->lead_start[item]; k < p->lead_start[item + 1]; k++) {
+        int32_t o = p->lead_opt[k];
+        out[m] = o;
+        m += misses(bits + (size_t)o * W, cov, W);  /* branch-free: mispredictions dominate */
+    }
+    return m;
+}
+
+/* expand() for a plain cover (no colors, no multiplicities, no region rule) with the
+ * "first" heuristic: the hot path of polyomino-like problems, where a node is one
+ * bitset scan and one pass over a short lead list. */
+static int expand_plain_first(Search *s, Level *L, const word_t *cov) {
+    const Problem *p = s->p;
+    const int W = p->n_words;
+    int32_t item = -1;
+    for (int w = 0; w < W; w++) {
+        word_t open = p->exact_mask[w] & ~cov[w];
+        if (open) { item = w * 64 + __builtin_ctzll(open); break; }
+    }
+    if (item < 0) return 1;
+    int32_t n = p->lead_start[item + 1] - p->lead_start[item];
+    if (buf_reserve(&s->arena, n)) return -1;
+    int32_t *out = s->arena.v + s->arena.n;
+    int32_t m;
+    switch (W) {  /* constant W: the compiler unrolls the bitset test */
+    case 1: m = live_leads(p, cov, item, out, 1); break;
+    case 2: m = live_leads(p, cov, item, out, 2); break;
+    case 3: m = live_leads(p, cov, item, out, 3); break;
+    case 4: m = live_leads(p, cov, item, out, 4); break;
+    default: m = live_leads(p, cov, item, out, W); break;
+    }
+    s->updates += (uint64_t)n;
+    L->item = item;
+    L->n_branch = m;
+    L->multiplicity = 0;
+    s->arena.n += m;
+    return 0;
+}
+
+/* expand() for a plain cover with the MRV heuristic, on narrow counts.  The live-option
+ * count of every item is a uint16 lane of a few 16-byte vectors (NV = n_items / 8 rounded
+ * up), and each option has the same shape of 0/1 lanes (opt_lanes), so an option that dies
+ * costs NV vector subtractions instead of one dependent scalar decrement per entry.  Lanes
+ * that must never win the minimum (covered items, secondary items, padding) are held at
+ * or above 0x8000: set to 0xFFFF when the item is covered, then at most `degree` <= 0x7FFF
+ * decrements follow.  The winner is the lowest lane holding the minimum, which is the
+ * scalar rule: fewest live options, ties to the lowest index. */
+static inline void lanes_sub(v16 *restrict t, const v16 *restrict x, int NV) {
+    for (int j = 0; j < NV; j++) t[j] -= x[j];
+}
+
+/* Split the parent's live list: survivors to out[] (in order), the dying ones to dead[]
+ * (branch-free: whether an option survives is a coin toss the predictor cannot learn),
+ * then take the dying ones off the counts. */
+static inline int32_t filter_lanes(const Problem *p, const word_t *restrict cov, const int32_t *restrict src,
+                                   int32_t n_src, int32_t *restrict out, int32_t *restrict dead,
+                                   v16 *restrict t, int W, int NV) {
+    const word_t *restrict bits = p->opt_plain;
+    int32_t m = 0, n = 0;
+    for (int32_t k = 0; k < n_src; k++) {
+        int32_t o = src[k];
+        int keep = misses(bits + (size_t)o * W, cov, W);
+        out[m] = o;
+        dead[n] = o;
+        m += keep;
+        n += !keep;
+    }
+    for (int32_t k = 0; k < n; k++) lanes_sub(t, p->opt_lanes + (size_t)dead[k] * NV, NV);
+    return m;
+}
+
+static int expand_plain_mrv(Search *s, Level *L, const word_t *cov) {
+    const Problem *p = s->p;
+    const int W = p->n_words, NV = p->n_lanes;
+    const int32_t d = s->depth;
+    v16 *t = s->lanes + (size_t)d * NV;
+    int32_t n_src, m = 0;
+    if (d == 0) {
+        n_src = p->n_options;
+        if (buf_reserve(&s->arena, n_src)) return -1;
+        int32_t *live = s->arena.v + s->arena.n;
+        memset(t, 0, sizeof(v16) * (size_t)NV);
+        for (int32_t o = 0; o < n_src; o++) {
+            if (!misses(p->opt_plain + (size_t)o * W, cov, W)) continue;
+            live[m++] = o;
+            for (int j = 0; j < NV; j++) t[j] += p->opt_lanes[(size_t)o * NV + j];
+        }
+        for (int j = 0; j < NV; j++) t[j] |= p->lanes_fence[j];  /* fence after counting */
+    } else {
+        n_src = s->lv[d - 1].n_live;
+        if (buf_reserve(&s->arena, 2 * (int64_t)n_src)) return -1;  /* live list, then scratch */
+        int32_t *dead = s->arena.v + s->arena.n + n_src;
+        /* the parent's counts, with the items just covered fenced off */
+        const v16 *parent = t - NV, *chosen = p->opt_lanes + (size_t)L->chosen * NV;
+        for (int j = 0; j < NV; j++) t[j] = parent[j] | (v16)(-chosen[j]);
+        const int32_t *src = s->arena.v + s->lv[d - 1].live_off;
+        int32_t *live = s->arena.v + s->arena.n;
+        switch (NV) {  /* constant shapes (W = NV/8 rounded up): the loops unroll */
+#define LANES(N) case N: m = filter_lanes(p, cov, src, n_src, live, dead, t, (N + 7) / 8, N); break;
+        LANES(1) LANES(2) LANES(3) LANES(4) LANES(5) LANES(6) LANES(7) LANES(8)
+        LANES(9) LANES(10) LANES(11) LANES(12) LANES(13) LANES(14) LANES(15) LANES(16)
+#undef LANES
+        default: m = filter_lanes(p, cov, src, n_src, live, dead, t, W, NV); break;
+        }
+    }
+    s->updates += (uint64_t)n_src;
+    L->n_live = m;
+    s->arena.n += m;
+    int any = 0;
+    for (int w = 0; w < W; w++) any |= (p->exact_mask[w] & ~cov[w]) != 0;
+    if (!any) return 1;
+    /* the minimum lane, then the first lane holding it */
+    v16 low = t[0];
+    for (int j = 1; j < NV; j++) {
+        v16 lower = (v16)(t[j] < low);  /* all-ones lanes where t[j] is smaller */
+        low = (t[j] & lower) | (low & ~lower);
+    }
+    uint16_t best = low[0];
+    for (int k = 1; k < 8; k++) best = low[k] < best ? low[k] : best;
+    int32_t item = -1;
+    for (int j = 0; j < NV && item < 0; j++)
+        for (int k = 0; k < 8; k++)
+            if (t[j][k] == best) { item = j * 8 + k; break; }
+    L->item = item;
+    L->multiplicity = 0;
+    if (best == 0) return 0;
+    /* branches: the live options of item, from whichever list is shorter */
+    if (buf_reserve(&s->arena, best)) return -1;
+    int32_t *out = s->arena.v + s->arena.n;
+    int32_t nb = 0;
+    const int32_t deg = p->item_start[item + 1] - p->item_start[item];
+    if (deg < m) {
+        for (int32_t e = p->item_start[item]; e < p->item_start[item + 1]; e++) {
+            int32_t o = p->item_opt[e];
+            out[nb] = o;
+            nb += misses(p->opt_plain + (size_t)o * W, cov, W);
+        }
+    } else {
+        const int32_t *live = s->arena.v + L->live_off;
+        const int wi = item / 64, bit = item % 64;
+        for (int32_t k = 0; k < m; k++) {
+            int32_t o = live[k];
+            out[nb] = o;
+            nb += (int32_t)((p->opt_plain[(size_t)o * W + wi] >> bit) & 1);
+        }
+    }
+    L->branch_off = s->arena.n;
+    L->n_branch = nb;
+    s->arena.n += nb;
+    return 0;
+}
+
 /* Expand the node at the current depth: decide solution / dead end / branches.
  * Returns 1 for a solution, 0 otherwise (branches in lv[depth], possibly none);
  * -1 when out of memory. */
@@ -640,6 +840,10 @@ static int expand(Search *s) {
     L->next = 0;
     L->n_live = 0;
     L->live_off = L->branch_off = s->arena.n;
+    if (p->plain && !p->n_cells) {
+        if (p->heuristic == H_FIRST) return expand_plain_first(s, L, cov);
+        if (p->n_lanes) return expand_plain_mrv(s, L, cov);
+    }
 
     /* needed items: the first exact item not covered, and counters below lo; a counter
      * at or above lo but not saturated has slack (it may take more options) */
@@ -833,6 +1037,12 @@ static int descend(Search *s, int32_t j) {
         s->cov[(size_t)d * W + i / 64] |= (word_t)1 << (i % 64);
         return 0;
     }
+    if (p->plain) {  /* no counts or colors to keep: the option's bits are the whole update */
+        word_t *cov = s->cov + (size_t)d * W;
+        const word_t *bits = p->opt_plain + (size_t)o * W;
+        for (int w = 0; w < W; w++) cov[w] |= bits[w];
+        return 0;
+    }
     return apply_option(s, s->cov + (size_t)d * W, o);
 }
 
@@ -850,7 +1060,7 @@ static void ascend(Search *s) {
             if (o < s->p->n_options) s->excluded[o] = 0;
         }
     s->arena.n = L->live_off < L->branch_off ? L->live_off : L->branch_off;
-    if (L->chosen < s->p->n_options) unapply_option(s, L->chosen, L->color_mark);
+    if (L->chosen < s->p->n_options && !s->p->plain) unapply_option(s, L->chosen, L->color_mark);
     s->depth--;
 }
 
