@@ -55,6 +55,8 @@ typedef uint16_t v16 __attribute__((vector_size(16)));  /* eight uint16 lanes (G
 
 /* items at most for the narrow MRV counts (16-byte lanes per option) */
 #define MAX_LANE_ITEMS 256
+/* memory at most for the option-conflict bitsets (n_options^2 / 8 bytes) */
+#define MAX_CONFLICT_BYTES (4u << 20)
 
 enum { H_MRV = 0, H_FIRST = 1 };
 enum { ST_DONE = 0, ST_BUDGET = 1, ST_LIMIT = 2 };
@@ -79,6 +81,10 @@ typedef struct {
      * every lane that is not a primary item; n_lanes = 0 when unused */
     int32_t n_lanes;
     v16 *opt_lanes, *lanes_fence;
+    /* and when the options are few enough (MAX_CONFLICT_BYTES), live options as a bitset:
+     * conflict[o * n_owords ..] = the options sharing an item with o (o included) */
+    int32_t n_owords;
+    word_t *conflict;
     /* region rule (n_cells == 0: none) */
     int32_t n_cells, *cell_item, *nb_start, *nb;
     int32_t n_pieces, *piece_size, *piece_item;
@@ -89,6 +95,7 @@ static void Problem_dealloc(Problem *p) {
     free(p->opt_colored); free(p->item_start); free(p->item_opt); free(p->lead_start); free(p->lead_opt); free(p->lo); free(p->hi);
     free(p->counters); free(p->exact_mask); free(p->cell_item); free(p->nb_start);
     free(p->nb); free(p->piece_size); free(p->piece_item); free(p->opt_lanes); free(p->lanes_fence);
+    free(p->conflict);
     Py_TYPE(p)->tp_free((PyObject *)p);
 }
 
@@ -264,6 +271,20 @@ static int Problem_init(Problem *p, PyObject *args, PyObject *kw) {
                 for (int k = 0; k < 8; k++)
                     p->lanes_fence[j][k] = j * 8 + k < n_primary ? 0 : 0xFFFF;
             p->n_lanes = NV;
+            int32_t OW = (n_opt + 63) / 64;
+            if ((uint64_t)n_opt * OW * sizeof(word_t) <= MAX_CONFLICT_BYTES) {
+                p->conflict = calloc((size_t)n_opt * OW + 1, sizeof(word_t));
+                if (!p->conflict) { PyErr_NoMemory(); return -1; }
+                for (int32_t o = 0; o < n_opt; o++)
+                    for (int32_t k = p->opt_start[o]; k < p->opt_start[o + 1]; k++) {
+                        int32_t i = p->opt_item[k];
+                        for (int32_t e = p->item_start[i]; e < p->item_start[i + 1]; e++) {
+                            int32_t q = p->item_opt[e];
+                            p->conflict[(size_t)o * OW + q / 64] |= (word_t)1 << (q % 64);
+                        }
+                    }
+                p->n_owords = OW;
+            }
         }
     }
     if (region != Py_None) {
@@ -482,6 +503,7 @@ typedef struct {
     int32_t *cnt, *color;
     int32_t *tally;       /* MRV: (cap_levels) x n_items live-option counts, one row per level */
     v16 *lanes;           /* MRV, plain covers: the same counts as uint16 lanes, n_lanes per level */
+    word_t *livebits;     /* ... and the live options as a bitset, n_owords per level */
     uint8_t *excluded;
     Buf arena;            /* live lists and branch lists, stacked by level */
     Buf color_undo;       /* secondary items given a color, to clear on undo */
@@ -511,7 +533,7 @@ static double now_seconds(void) {
 }
 
 static void search_free(Search *s) {
-    free(s->lv); free(s->cov); free(s->cnt); free(s->color); free(s->tally); free(s->lanes);
+    free(s->lv); free(s->cov); free(s->cnt); free(s->color); free(s->tally); free(s->lanes); free(s->livebits);
     free(s->excluded); free(s->arena.v); free(s->color_undo.v); free(s->cell_seen);
     free(s->cell_stack); free(s->per_depth.v); free(s->solutions.v); free(s->frontier.v);
     memo_free(&s->memo);
@@ -527,10 +549,11 @@ static int search_init(Search *s, const Problem *p) {
     s->color = calloc((size_t)p->n_items + 1, sizeof(int32_t));
     s->tally = calloc((size_t)s->cap_levels * (p->n_items + 1), sizeof(int32_t));
     s->lanes = aligned_alloc(sizeof(v16), sizeof(v16) * ((size_t)s->cap_levels * p->n_lanes + 1));
+    s->livebits = calloc((size_t)s->cap_levels * p->n_owords + 1, sizeof(word_t));
     s->excluded = calloc((size_t)p->n_options + 1, 1);
     s->cell_seen = calloc((size_t)p->n_cells + 1, sizeof(int32_t));
     s->cell_stack = calloc((size_t)p->n_cells + 1, sizeof(int32_t));
-    if (!s->lv || !s->cov || !s->cnt || !s->color || !s->tally || !s->lanes || !s->excluded ||
+    if (!s->lv || !s->cov || !s->cnt || !s->color || !s->tally || !s->lanes || !s->livebits || !s->excluded ||
         !s->cell_seen || !s->cell_stack)
         return -1;
     return 0;
@@ -556,6 +579,9 @@ static int ensure_level(Search *s, int32_t d) {
     memcpy(lanes, s->lanes, sizeof(v16) * (size_t)s->cap_levels * s->p->n_lanes);
     free(s->lanes);
     s->lanes = lanes;
+    word_t *livebits = realloc(s->livebits, sizeof(word_t) * ((size_t)cap * s->p->n_owords + 1));
+    if (!livebits) return -1;
+    s->livebits = livebits;
     s->cap_levels = cap;
     return 0;
 }
@@ -745,13 +771,61 @@ static inline int32_t filter_lanes(const Problem *p, const word_t *restrict cov,
     return m;
 }
 
+/* The same step on a live bitset: the options that die are the parent's live options
+ * that conflict with the chosen one (a few word operations, no test per live option). */
+static inline int32_t kill_bits(const Problem *p, const word_t *restrict parent, const word_t *restrict conf,
+                                word_t *restrict live, v16 *restrict t, int OW, int NV) {
+    int32_t died = 0;  /* counted one by one: popcount is a library call on baseline x86-64 */
+    v16 acc[NV];       /* the counts in registers while the options die (NV is a constant) */
+    for (int j = 0; j < NV; j++) acc[j] = t[j];
+    for (int w = 0; w < OW; w++) {
+        word_t dying = parent[w] & conf[w];
+        live[w] = parent[w] & ~conf[w];
+        while (dying) {
+            died++;
+            int32_t q = w * 64 + __builtin_ctzll(dying);
+            dying &= dying - 1;
+            lanes_sub(acc, p->opt_lanes + (size_t)q * NV, NV);
+        }
+    }
+    for (int j = 0; j < NV; j++) t[j] = acc[j];
+    return died;
+}
+
 static int expand_plain_mrv(Search *s, Level *L, const word_t *cov) {
     const Problem *p = s->p;
     const int W = p->n_words, NV = p->n_lanes;
     const int32_t d = s->depth;
     v16 *t = s->lanes + (size_t)d * NV;
     int32_t n_src, m = 0;
-    if (d == 0) {
+    if (p->conflict) {
+        const int OW = p->n_owords;
+        word_t *live = s->livebits + (size_t)d * OW;
+        if (d == 0) {
+            n_src = p->n_options;
+            memset(t, 0, sizeof(v16) * (size_t)NV);
+            memset(live, 0, sizeof(word_t) * (size_t)OW);
+            for (int32_t o = 0; o < n_src; o++) {
+                if (!misses(p->opt_plain + (size_t)o * W, cov, W)) continue;
+                live[o / 64] |= (word_t)1 << (o % 64);
+                m++;
+                for (int j = 0; j < NV; j++) t[j] += p->opt_lanes[(size_t)o * NV + j];
+            }
+            for (int j = 0; j < NV; j++) t[j] |= p->lanes_fence[j];
+        } else {
+            n_src = s->lv[d - 1].n_live;
+            const v16 *parent = t - NV, *chosen = p->opt_lanes + (size_t)L->chosen * NV;
+            for (int j = 0; j < NV; j++) t[j] = parent[j] | (v16)(-chosen[j]);
+            const word_t *conf = p->conflict + (size_t)L->chosen * OW;
+            switch (NV) {
+#define LANES(N) case N: m = n_src - kill_bits(p, live - OW, conf, live, t, OW, N); break;
+            LANES(1) LANES(2) LANES(3) LANES(4) LANES(5) LANES(6) LANES(7) LANES(8)
+            LANES(9) LANES(10) LANES(11) LANES(12) LANES(13) LANES(14) LANES(15) LANES(16)
+#undef LANES
+            default: m = n_src - kill_bits(p, live - OW, conf, live, t, OW, NV); break;
+            }
+        }
+    } else if (d == 0) {
         n_src = p->n_options;
         if (buf_reserve(&s->arena, n_src)) return -1;
         int32_t *live = s->arena.v + s->arena.n;
@@ -781,7 +855,7 @@ static int expand_plain_mrv(Search *s, Level *L, const word_t *cov) {
     }
     s->updates += (uint64_t)n_src;
     L->n_live = m;
-    s->arena.n += m;
+    if (!p->conflict) s->arena.n += m;  /* the live list stays for the children */
     int any = 0;
     for (int w = 0; w < W; w++) any |= (p->exact_mask[w] & ~cov[w]) != 0;
     if (!any) return 1;
@@ -805,7 +879,7 @@ static int expand_plain_mrv(Search *s, Level *L, const word_t *cov) {
     int32_t *out = s->arena.v + s->arena.n;
     int32_t nb = 0;
     const int32_t deg = p->item_start[item + 1] - p->item_start[item];
-    if (deg < m) {
+    if (p->conflict || deg < m) {
         for (int32_t e = p->item_start[item]; e < p->item_start[item + 1]; e++) {
             int32_t o = p->item_opt[e];
             out[nb] = o;
