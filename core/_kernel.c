@@ -348,6 +348,8 @@ typedef struct {
     u128 count_in;       /* memo: solutions counted when this node was entered */
     uint64_t nodes_in;   /* memo: nodes counted when this node was entered */
     uint8_t multiplicity;/* branching item has bounds other than 1:1 */
+    /* memo statistics of this depth (kept across the nodes visited at it) */
+    uint64_t memo_lookups, memo_hits, memo_stores, memo_work;
 } Level;
 
 /* A growable int32 buffer. */
@@ -385,6 +387,12 @@ enum { MEMO_WAYS = 4 };
  * for it), with a small table that doubles while it fills, up to the memory cap. */
 #define MEMO_START_NODES ((uint64_t)4096)
 #define MEMO_FIRST_BYTES ((uint64_t)1 << 20)
+/* A subtree of fewer nodes is not stored: re-searching it costs about what storing and
+ * finding it does, and small entries crowd out the big ones. */
+#ifndef MEMO_MIN_WORK
+#define MEMO_MIN_WORK 4
+#endif
+
 /* Tried and dropped: switching the memo off after 2^20 nodes when it had answered fewer
  * than 1 lookup in 64.  Repeats can start late (16x16 dominoes filled row by row), and
  * a memo switched off there turns seconds into years; its cost where states do not
@@ -566,6 +574,7 @@ static int ensure_level(Search *s, int32_t d) {
     while (cap <= d) cap *= 2;
     Level *lv = realloc(s->lv, sizeof(Level) * (size_t)cap);
     if (!lv) return -1;
+    memset(lv + s->cap_levels, 0, sizeof(Level) * (size_t)(cap - s->cap_levels));
     s->lv = lv;
     word_t *cov = realloc(s->cov, sizeof(word_t) * (size_t)cap * s->p->n_words);
     if (!cov) return -1;
@@ -1125,8 +1134,11 @@ static void ascend(Search *s) {
     Level *L = &s->lv[s->depth];
     if (s->memo.active && L->n_branch > 0) {
         uint64_t work = s->nodes - L->nodes_in;
-        if (work > 1)
+        if (work >= MEMO_MIN_WORK) {
             memo_store(&s->memo, s->cov + (size_t)s->depth * s->p->n_words, s->count - L->count_in, work);
+            L->memo_stores++;
+            L->memo_work += work;
+        }
     }
     if (L->multiplicity)
         for (int32_t j = 0; j + 1 < L->n_branch; j++) {
@@ -1136,6 +1148,18 @@ static void ascend(Search *s) {
     s->arena.n = L->live_off < L->branch_off ? L->live_off : L->branch_off;
     if (L->chosen < s->p->n_options && !s->p->plain) unapply_option(s, L->chosen, L->color_mark);
     s->depth--;
+}
+
+/* Is a memo lookup at this depth worth its cost (a cache miss, about half a node)?
+ * Expected nodes saved = the depth's hit rate x its mean stored subtree.  Where that is
+ * small (states that never repeat, or subtrees of a node or two) lookups are skipped,
+ * except one node in 64, which keeps the estimate honest: repeats that start late
+ * (16x16 dominoes filled row by row) still turn the lookups back on. */
+static inline int memo_pays(const Level *L, uint64_t nodes) {
+    if (L->memo_lookups < 256) return 1;
+    double hit_rate = (double)L->memo_hits / (double)L->memo_lookups;
+    double subtree = (double)L->memo_work / (double)(L->memo_stores ? L->memo_stores : 1);
+    return hit_rate * subtree >= 0.5 || (nodes & 63) == 0;
 }
 
 /* Record the path to the current node (depth d) and, for frontier records, the
@@ -1206,8 +1230,9 @@ static void run(Search *s) {
                 if (s->memo.wanted && !s->memo.active && s->nodes == MEMO_START_NODES)
                     memo_start(&s->memo);
                 u128 below;
-                if (s->memo.active &&
+                if (s->memo.active && memo_pays(L, s->nodes) && (L->memo_lookups++, 1) &&
                     memo_find(&s->memo, s->cov + (size_t)s->depth * s->p->n_words, &below)) {
+                    L->memo_hits++;
                     u128 before = s->count;
                     s->count += below;
                     if (s->count < before) s->overflow = 1;
