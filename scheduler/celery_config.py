@@ -10,6 +10,8 @@ ENV_BROKER_URL = "TILECENSUS_BROKER_URL"
 DEFAULT_BROKER_URL = "redis://localhost:6379/0"
 DEFAULT_QUEUE = "tilecensus"
 TASK_NAME = "tilecensus.solve"
+#: a verification of a ``--verify`` run: re-solve a subproblem on another worker
+CHECK_TASK_NAME = "tilecensus.verify"
 #: seconds an unacknowledged message stays invisible in Redis: longer than any task
 VISIBILITY_TIMEOUT = 12 * 3600
 

@@ -12,6 +12,7 @@ import json
 import os
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -84,6 +85,19 @@ def main() -> None:
 
 
 # --------------------------------------------------------------------------- problem options
+def _verify_fraction(ctx: click.Context, param: click.Parameter, value: str | None) -> float | None:
+    """``--verify P``: a fraction in (0, 1], else one line and exit status 2."""
+    if value is None:
+        return None
+    try:
+        fraction = float(value)
+    except ValueError:
+        raise CLIError(f"--verify takes a fraction in (0, 1], not {value!r}") from None
+    if not 0 < fraction <= 1:
+        raise CLIError(f"--verify takes a fraction in (0, 1], not {value}")
+    return fraction
+
+
 def problem_options(f):
     for opt in reversed(
         [
@@ -102,6 +116,12 @@ def problem_options(f):
                          help="node budget of one task (for tests: deterministic frontier donation)"),
             click.option("--lease", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS", hidden=True,
                          help="lease time of a task (default 2*budget+30)"),
+            click.option("--verify", metavar="P", callback=_verify_fraction,
+                         help="re-solve a random fraction P of the complete subproblems on another worker and "
+                              "compare; a mismatch fails the run"),
+            click.option("--verify-seed", type=int, default=0, show_default=True, metavar="N",
+                         help="which random sample --verify takes"),
+            click.option("--no-estimate", is_flag=True, help="no tree-size estimate before the run"),
             db_option,
             json_option,
             progress_option,
@@ -117,7 +137,34 @@ def _mode(count_flag: bool, all_flag: bool, first: int | None) -> str:
     return "enumerate" if all_flag else "first" if first is not None else "count"
 
 
-def _prepare(p: dict[str, Any], workers: int, executor: str, extra: dict[str, Any] | None = None):
+@dataclass
+class Prepared:
+    """A run ready to be written: everything that can fail on bad input has happened."""
+
+    problem: Problem
+    mode: str
+    options: dict[str, Any]
+    ledger: Any
+    plan: Any
+    solver: Any
+    estimate: Any = None
+
+    def create(self, executor: str) -> int:
+        """Write the run and its subproblems; the run id."""
+        from .ledger import create_run
+        from .planning import estimate_json
+
+        plan_stats = self.plan.to_json()
+        estimated = None
+        if self.estimate is not None:
+            plan_stats["estimate"] = estimate_json(self.estimate)
+            estimated = round(self.estimate.nodes.value)
+        return create_run(self.ledger, problem=self.problem, mode=self.mode, options=self.options,
+                          executor=executor, frontier=self.plan.frontier, plan_stats=plan_stats,
+                          verify_fraction=self.options.get("verify"), estimated_nodes=estimated)
+
+
+def _prepare(p: dict[str, Any], workers: int, executor: str, extra: dict[str, Any] | None = None) -> Prepared:
     """Load the problem and its solver, open the ledger, plan: everything that can fail on
     bad input happens before the run is written."""
     from core.library import load
@@ -138,6 +185,8 @@ def _prepare(p: dict[str, Any], workers: int, executor: str, extra: dict[str, An
         "limit": p["first"],
         "split_depth": p["split_depth"],
         "subproblems": p["subproblems"],
+        "verify": p["verify"],
+        "verify_seed": p["verify_seed"] if p["verify"] else None,
         **(extra or {}),
     }
     try:
@@ -147,7 +196,31 @@ def _prepare(p: dict[str, Any], workers: int, executor: str, extra: dict[str, An
     ledger = _ledger(p["db"])
     the_plan = plan(solver, workers=workers, split_depth=p["split_depth"], subproblems=p["subproblems"],
                     first=mode == "first")
-    return problem, mode, options, ledger, the_plan
+    return Prepared(problem, mode, options, ledger, the_plan, solver)
+
+
+def _estimate(prep: Prepared) -> None:
+    """A quick estimate of the run's size (not for ``--first``: it stops early)."""
+    from .planning import quick_estimate
+
+    if prep.mode != "first":
+        prep.estimate = quick_estimate(prep.solver)
+
+
+def estimate_line(est) -> str:
+    """The estimate in one line: nodes, solutions and time on one core here, with bands."""
+    def banded(b, unit: str, fmt: str = "{:,.0f}") -> str:
+        text = f"{fmt.format(b.value)} {unit}"
+        if b.low != b.high:
+            text += f" (95% {fmt.format(b.low)}..{fmt.format(b.high)}{' s' if unit == 's' else ''})"
+        return text
+
+    source = "exact: searched in full while timing" if est.samples == 0 else f"from {est.samples:,} random paths"
+    solutions = banded(est.solutions, "solutions")
+    if est.samples and est.solutions.high == 0:
+        solutions += " (no random path reached one)"
+    return (f"estimate: {banded(est.nodes, 'nodes')}, {solutions}, "
+            f"{banded(est.seconds, 's', '{:,.1f}')} on one core here; {source}")
 
 
 def _progress_enabled(no_progress: bool) -> bool:
@@ -163,18 +236,23 @@ def _progress_enabled(no_progress: bool) -> bool:
 @click.option("--workers", type=click.IntRange(min=1), default=lambda: os.cpu_count() or 1, show_default="CPUs")
 def solve(limit, show_stats, svg_dir, workers, **p) -> None:
     """Solve a problem on this machine (a local process pool) and record the run."""
-    from .ledger import create_run, progress
+    from .ledger import progress
     from .progress import ProgressView
     from .runner import run_local
 
     if svg_dir is not None and not (p["all_flag"] or p["first"]):
         raise click.UsageError("--svg needs --all or --first N")
-    problem, mode, options, ledger, the_plan = _prepare(p, workers, "local", {"workers": workers})
+    prep = _prepare(p, workers, "local", {"workers": workers})
+    problem, mode, ledger = prep.problem, prep.mode, prep.ledger
     if svg_dir is not None and type(problem).render_svg is Problem.render_svg:
         raise CLIError(f"{problem.kind} problems have no SVG pictures")
-    run_id = create_run(ledger, problem=problem, mode=mode, options=options, executor="local",
-                        frontier=the_plan.frontier, plan_stats=the_plan.to_json())
-    with ProgressView(run_id, enabled=_progress_enabled(p["no_progress"])) as view:
+    shown = _progress_enabled(p["no_progress"])
+    if shown and not p["no_estimate"]:
+        _estimate(prep)
+        if prep.estimate is not None:
+            click.echo(estimate_line(prep.estimate), err=True)
+    run_id = prep.create("local")
+    with ProgressView(run_id, enabled=shown) as view:
         last = [0.0]
 
         def tick() -> None:
@@ -231,6 +309,9 @@ def _short(s: dict[str, Any]) -> dict[str, Any]:
             "progress", "error"]
     out = {k: s[k] for k in keys if k in s}
     out["subproblems"] = s["subproblems"]["total"]
+    if s.get("verification"):
+        out["verified"] = s["verification"]["verified"]
+        out["mismatches"] = s["verification"]["mismatches"]
     return out
 
 
@@ -238,8 +319,10 @@ def _headline(s: dict[str, Any]) -> str:
     parts = [f"{s['solutions']:,} solutions"]
     if s.get("distinct") is not None:
         parts.append(f"{s['distinct']:,} distinct")
+    verified = f", {s['verification']['verified']} verified" if s.get("verification") else ""
     line = (f"run {s['run_id']} {s['problem']}: {', '.join(parts)} "
-            f"({s['nodes']:,} nodes, {s['subproblems']['total']} subproblems, {s['seconds']:.2f} s) — {s['status']}")
+            f"({s['nodes']:,} nodes, {s['subproblems']['total']} subproblems{verified}, {s['seconds']:.2f} s)"
+            f" — {s['status']}")
     if s.get("error"):
         line += f": {s['error']}"
     return line
@@ -262,22 +345,29 @@ def _print_stats(s: dict[str, Any]) -> None:
 @click.option("--wait", is_flag=True, help="follow the run to the end (and keep it moving)")
 def submit(broker, queue, wait, **p) -> None:
     """Plan a run and queue its subproblems for Celery workers."""
-    from .ledger import create_run
+    from .ledger import stale_pending
     from .runner import CeleryExecutor
 
     executor = CeleryExecutor(broker)
     executor.check()
-    problem, mode, options, ledger, the_plan = _prepare(p, 8, "celery", {"queue": queue})
-    run_id = create_run(ledger, problem=problem, mode=mode, options=options, executor="celery",
-                        frontier=the_plan.frontier, plan_stats=the_plan.to_json())
-    from .ledger import stale_pending
-
+    prep = _prepare(p, 8, "celery", {"queue": queue})
+    if not p["no_estimate"]:
+        _estimate(prep)
+    run_id = prep.create("celery")
+    ledger = prep.ledger
     executor.dispatch(run_id, stale_pending(ledger, run_id, 0.0), queue, ledger)
+    n = len(prep.plan.frontier)
     if p["as_json"]:
-        _echo_json({"run_id": run_id, "status": RUNNING, "subproblems": len(the_plan.frontier)})
+        data: dict[str, Any] = {"run_id": run_id, "status": RUNNING, "subproblems": n}
+        if prep.estimate is not None:
+            data["estimate"] = prep.estimate.to_json()
+        _echo_json(data)
         sys.stdout.flush()
     else:
-        click.echo(f"run {run_id} submitted: {len(the_plan.frontier)} subproblems on queue {queue}")
+        if prep.estimate is not None:
+            click.echo(estimate_line(prep.estimate))
+        verified = f" (verifying a random {100 * p['verify']:g}% of the complete ones)" if p["verify"] else ""
+        click.echo(f"run {run_id} submitted: {n} subproblems on queue {queue}{verified}")
     if wait:
         _follow(ledger, run_id, p["as_json"], p["no_progress"], executor)
 
@@ -355,7 +445,8 @@ def scheduler(db, broker, interval, grace, once, as_json) -> None:
             if as_json:
                 _echo_json(did)
             else:
-                click.echo(f"requeued {did['requeued']}, resent {did['resent']}, closed {did['closed']} runs")
+                click.echo(f"requeued {did['requeued']}, resent {did['resent']}, verified {did['verified']} here, "
+                           f"closed {did['closed']} runs")
         if once:
             return
         time.sleep(interval)
@@ -444,15 +535,47 @@ def runs(limit, status, db, as_json) -> None:
     if as_json:
         _echo_json(rows)
         return
-    table = Table("run", "problem", "mode", "status", "solutions", "distinct", "done", "subproblems", "seconds", "created")
+    table = Table("run", "problem", "mode", "status", "solutions", "distinct", "done", "subproblems", "verified",
+                  "seconds", "created")
     for r in rows:
         table.add_row(str(r["run_id"]), r["problem"], r["mode"], r["status"], f"{r['solutions']:,}",
                       "" if r["distinct"] is None else f"{r['distinct']:,}", f"{100 * r['progress']:.1f}%",
-                      str(r["subproblems"]), f"{r['seconds']:.2f}", r["created"] or "")
+                      str(r["subproblems"]), _verified_cell(r), f"{r['seconds']:.2f}", r["created"] or "")
     console = Console()
     if not console.is_terminal:
         console = Console(width=200)
     console.print(table)
+
+
+def _verified_cell(r: dict[str, Any]) -> str:
+    """The ``runs`` table's verified column: how many, and the mismatches."""
+    if r["verified"] is None:
+        return ""
+    return f"{r['verified']}" + (f" ({r['mismatches']} MISMATCH)" if r["mismatches"] else "")
+
+
+def _show_estimate(s: dict[str, Any]) -> None:
+    e = s.get("estimate")
+    if not e:
+        return
+    n = e["nodes"]
+    how = "exact" if e.get("exact") else f"95% {n['low']:,.0f}..{n['high']:,.0f}, {e['samples']:,} paths"
+    line = f"estimate     {n['estimate']:,.0f} nodes ({how}), {e['seconds']['estimate']:,.1f} s on one core"
+    if e.get("ratio") is not None:
+        line += f"; searched {s['nodes']:,} = {e['ratio']:.2f}x the estimate"
+    click.echo(line)
+
+
+def _show_verification(s: dict[str, Any]) -> None:
+    v = s.get("verification")
+    if not v:
+        return
+    n = v["verified"]
+    click.echo(f"verified     {n} subproblem{'' if n == 1 else 's'} re-solved by another worker "
+               f"({100 * v['fraction']:g}% sampled, seed {v['seed']}): {v['agree']} agree, "
+               f"{v['mismatches']} mismatch, {v['open']} open")
+    for m in v["mismatched"]:
+        click.echo(f"  MISMATCH {m['detail']}")
 
 
 @cli.command()
@@ -476,6 +599,8 @@ def show(run_id, db, as_json) -> None:
     click.echo(f"mode         {s['mode']} on {s['executor']}; options {json.dumps({k: v for k, v in s['options'].items() if v is not None})}")
     click.echo(f"status       {s['status']}" + (f": {s['error']}" if s["error"] else ""))
     click.echo(f"progress     {100 * s['progress']:.2f}% of the tree")
+    _show_estimate(s)
+    _show_verification(s)
     click.echo(f"timings      created {s['created']}, finished {s['finished'] or '-'}; {s['seconds']:.3f} s wall, {s['cpu_seconds']:.3f} s in workers")
     t = s["throughput"]
     click.echo(f"throughput   {t['nodes_per_second'] or 0:,.0f} nodes/s, {t['subproblems_per_second'] or 0:,.1f} subproblems/s")

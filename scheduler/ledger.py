@@ -1,5 +1,6 @@
-"""Ledger operations: create a run, lease subproblems, record results exactly once,
-expire leases, close, cancel and revive runs, and read progress.
+"""Ledger operations: create a run, lease subproblems, record results exactly once (with
+the sampled verification of a ``--verify`` run: :mod:`scheduler.checks`), expire leases,
+close, cancel and revive runs, and read progress.
 
 Exactly once: a result is written by one conditional UPDATE (``state`` still pending or
 leased); a second write of the same subproblem — a duplicate delivery, a retry after a
@@ -20,6 +21,8 @@ from sqlalchemy.orm import Session
 from core.problem import Problem
 from core.search import Stats, Subpath
 
+from . import checks as C
+from .checks import CheckTask, Sampling
 from .codec import fraction_parts, pack, path_of, path_text
 from .db import Ledger, LedgerError
 from .models import CANCELLED, DONE, FAILED, LEASED, PENDING, RUNNING, Run, Solution, Subproblem, utcnow
@@ -58,6 +61,8 @@ def create_run(
     executor: str,
     frontier: Sequence[Subpath],
     plan_stats: dict[str, Any] | None = None,
+    verify_fraction: float | None = None,
+    estimated_nodes: int | None = None,
 ) -> int:
     """The run row and one pending row per subproblem, in one transaction."""
     if sum((s.weight for s in frontier), Fraction(0)) != 1:
@@ -75,6 +80,8 @@ def create_run(
             n_planned=len(frontier),
             plan_stats=plan_stats,
             created_at=utcnow(),
+            verify_fraction=verify_fraction,
+            estimated_nodes=estimated_nodes,
         )
         session.add(run)
         session.flush()
@@ -149,13 +156,25 @@ def lease_batch(ledger: Ledger, run_id: int, owner: str, n: int, lease_seconds: 
         return _lease_rows(conn, run_id, owner, n, lease_seconds)
 
 
+@dataclass
+class Exchange:
+    """What one round of the local pool's parent got back from the ledger."""
+
+    recorded: list[list[int] | None]
+    checks: list[CheckTask]
+    tasks: list[Task]
+
+
 def exchange(ledger: Ledger, outcomes: Sequence[Outcome], run_id: int, owner: str, n: int,
-             lease_seconds: float) -> tuple[list[list[int] | None], list[Task]]:
-    """Record results and lease up to ``n`` more subproblems, in one transaction."""
+             lease_seconds: float, sampling: Sampling | None = None) -> Exchange:
+    """Record results, then lease up to ``n`` more pieces of work — verifications first,
+    then subproblems — in one transaction."""
     with ledger.engine.begin() as conn:
-        recorded = [record(conn, o) for o in outcomes]
+        recorded = [record(conn, o, sampling=sampling) for o in outcomes]
+        checks = C.lease_checks(conn, run_id, owner, n, lease_seconds) if sampling is not None else []
+        n -= len(checks)
         tasks = _lease_rows(conn, run_id, owner, n, lease_seconds) if n > 0 else []
-        return recorded, tasks
+        return Exchange(recorded, checks, tasks)
 
 
 @dataclass(frozen=True)
@@ -166,10 +185,16 @@ class RunBrief:
     mode: str
     options: dict
     spec_hash: str
+    verify_fraction: float | None = None
+
+    @property
+    def sampling(self) -> Sampling | None:
+        return C.sampling_of(self.verify_fraction, self.options)
 
 
 RUN = Run.__table__
-_RUN_BRIEF = select(RUN.c.status, RUN.c.mode, RUN.c.options, RUN.c.spec_hash).where(RUN.c.id == bindparam("run_id"))
+_RUN_BRIEF = select(RUN.c.status, RUN.c.mode, RUN.c.options, RUN.c.spec_hash, RUN.c.verify_fraction).where(
+    RUN.c.id == bindparam("run_id"))
 _HAS_OPEN = select(SUB.c.id).where(SUB.c.run_id == bindparam("run_id"), SUB.c.state.in_((PENDING, LEASED))).limit(1)
 
 
@@ -187,7 +212,17 @@ def lease_one(ledger: Ledger, sub_id: int, owner: str) -> tuple[Task, RunBrief] 
         expires = now + dt.timedelta(seconds=lease_seconds(brief.options))
         if conn.execute(_LEASE, {"sub_id": sub_id, "owner": owner, "expires": expires, "now": now}).rowcount != 1:
             return None
-        return _task(row), RunBrief(row[1], brief.mode, brief.options, brief.spec_hash)
+        return _task(row), brief_of(row[1], brief)
+
+
+def brief_of(run_id: int, row) -> RunBrief:
+    return RunBrief(run_id, row.mode, row.options, row.spec_hash, row.verify_fraction)
+
+
+def run_brief(conn: Connection, run_id: int) -> RunBrief | None:
+    """The brief of a running run, or None."""
+    row = conn.execute(_RUN_BRIEF, {"run_id": run_id}).first()
+    return None if row is None or row.status != RUNNING else brief_of(run_id, row)
 
 
 def run_spec(ledger: Ledger, run_id: int) -> dict:
@@ -195,10 +230,13 @@ def run_spec(ledger: Ledger, run_id: int) -> dict:
         return conn.execute(select(RUN.c.spec).where(RUN.c.id == run_id)).scalar_one()
 
 
-def has_open(ledger: Ledger, run_id: int) -> bool:
-    """Whether some subproblem of the run is still pending or leased (cheap)."""
+def has_open(ledger: Ledger, run_id: int, *, checks: bool = True) -> bool:
+    """Whether some subproblem (or, with ``checks``, verification) of the run is still
+    pending or leased."""
     with ledger.engine.connect() as conn:
-        return conn.execute(_HAS_OPEN, {"run_id": run_id}).first() is not None
+        if conn.execute(_HAS_OPEN, {"run_id": run_id}).first() is not None:
+            return True
+        return checks and C.count_open(conn, run_id) > 0
 
 
 def lease_seconds(options: dict[str, Any]) -> float:
@@ -210,9 +248,11 @@ def lease_seconds(options: dict[str, Any]) -> float:
     return 2 * budget + 30.0
 
 
-def record(conn: Connection | Session, outcome: Outcome, *, queued: bool = False) -> list[int] | None:
+def record(conn: Connection | Session, outcome: Outcome, *, queued: bool = False,
+           sampling: Sampling | None = None) -> list[int] | None:
     """Write one result: None when it was already written (nothing changes), else the ids
-    of the donated subproblems (pending; ``queued`` stamps them as sent to a queue)."""
+    of the donated subproblems (pending; ``queued`` stamps them as sent to a queue).  A
+    verified run (``sampling``) also gets the result's verification, when it is sampled."""
     now = utcnow()
     num, den, approx = fraction_parts(outcome.weight_done)
     result = conn.execute(
@@ -229,6 +269,8 @@ def record(conn: Connection | Session, outcome: Outcome, *, queued: bool = False
     children = _insert_subproblems(
         conn, subproblem_rows(outcome.run_id, outcome.frontier, outcome.sub_id, now if queued else None)
     )
+    if C.wants_check(sampling, outcome):
+        C.insert_check(conn, outcome, now if queued else None)
     if outcome.solutions:
         rows = [dict(run_id=outcome.run_id, subproblem_id=outcome.sub_id, options=pack(s)) for s in outcome.solutions]
         for i in range(0, len(rows), SOLUTION_CHUNK):
@@ -236,10 +278,11 @@ def record(conn: Connection | Session, outcome: Outcome, *, queued: bool = False
     return children
 
 
-def record_results(ledger: Ledger, outcomes: Sequence[Outcome], *, queued: bool = False) -> list[list[int] | None]:
+def record_results(ledger: Ledger, outcomes: Sequence[Outcome], *, queued: bool = False,
+                   sampling: Sampling | None = None) -> list[list[int] | None]:
     """Record several results in one transaction (see :func:`record`)."""
     with ledger.engine.begin() as conn:
-        return [record(conn, o, queued=queued) for o in outcomes]
+        return [record(conn, o, queued=queued, sampling=sampling) for o in outcomes]
 
 
 def mark_queued(ledger: Ledger, sub_ids: Sequence[int]) -> None:
@@ -274,8 +317,10 @@ def expire_leases(ledger: Ledger, run_id: int | None = None) -> list[int]:
 
 
 def release_leases(ledger: Ledger, run_id: int) -> int:
-    """Put every leased subproblem of a run back to pending (a local run taken over)."""
+    """Put every leased subproblem and verification of a run back to pending (a local run
+    taken over); the number of subproblems."""
     with ledger.session() as session:
+        C.release_checks(session, run_id)
         r = session.execute(
             update(Subproblem)
             .where(Subproblem.run_id == run_id, Subproblem.state == LEASED)
@@ -312,7 +357,7 @@ def close_run(ledger: Ledger, run_id: int) -> bool:
         open_ = session.scalar(
             select(func.count()).where(Subproblem.run_id == run_id, Subproblem.state.in_((PENDING, LEASED)))
         )
-        if open_:
+        if open_ or C.count_open(session, run_id):
             return False
         total = distinct = nodes = 0
         any_distinct = False
@@ -338,8 +383,11 @@ def close_run(ledger: Ledger, run_id: int) -> bool:
         now = utcnow()
         limited = run.mode == "first"
         status, error = DONE, None
+        mismatch = C.first_mismatch(session, run_id)
         if not limited and weight != 1:
             status, error = FAILED, f"finished weight adds up to {weight}, not 1"
+        elif mismatch is not None:
+            status, error = FAILED, f"verification failed: {mismatch}"
         stats.solutions = total
         r = session.execute(
             update(Run)
@@ -388,6 +436,7 @@ def cancel_run(ledger: Ledger, run_id: int) -> int:
             .where(Subproblem.run_id == run_id, Subproblem.state.in_((PENDING, LEASED)))
             .values(state=CANCELLED, lease_owner=None, lease_expires=None)
         ).rowcount
+        C.cancel_checks(session, run_id)
         if run.status == RUNNING:
             run.status = CANCELLED
             run.finished_at = utcnow()
@@ -406,6 +455,7 @@ def revive_run(ledger: Ledger, run_id: int) -> Run:
                 .where(Subproblem.run_id == run_id, Subproblem.state == CANCELLED)
                 .values(state=PENDING, queued_at=None)
             )
+            C.revive_checks(session, run_id)
             run.status = RUNNING
             run.finished_at = None
             run.error = None
@@ -425,6 +475,10 @@ class Progress:
     nodes: int
     states: dict[str, int] = field(default_factory=dict)
     elapsed: float = 0.0
+    #: verifications (``--verify``): states, mismatches, nodes (done), open_nodes
+    checks: dict[str, int] = field(default_factory=dict)
+    verify_fraction: float | None = None
+    estimated_nodes: int | None = None
 
     @property
     def subproblems(self) -> int:
@@ -453,6 +507,7 @@ def progress(ledger: Ledger, run_id: int) -> Progress:
         end = run.finished_at or utcnow()
         if run.status == DONE:
             done_f, solutions, nodes = 1.0 if run.mode != "first" else done_f, run.solutions, run.nodes
+        checks = C.check_counts(session, run_id) if run.verify_fraction else {}
         return Progress(
             run_id=run_id,
             status=run.status,
@@ -461,4 +516,7 @@ def progress(ledger: Ledger, run_id: int) -> Progress:
             nodes=int(nodes or 0),
             states=states,
             elapsed=(end - run.created_at).total_seconds(),
+            checks=checks,
+            verify_fraction=run.verify_fraction,
+            estimated_nodes=run.estimated_nodes,
         )

@@ -1,4 +1,4 @@
-"""The ledger's tables: runs, subproblems, solutions.
+"""The ledger's tables: runs, subproblems, solutions, verifications.
 
 Counts can exceed 64 bits, so exact integers are stored as decimal text
 (:class:`BigCount`); weights are exact fractions stored as numerator/denominator text,
@@ -13,6 +13,7 @@ from typing import Any
 from sqlalchemy import (
     JSON,
     BigInteger,
+    Boolean,
     DateTime,
     Float,
     ForeignKey,
@@ -81,6 +82,10 @@ class Run(Base):
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
     finished_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    #: ``--verify P``: the share of complete subproblems re-solved by another worker
+    verify_fraction: Mapped[float | None] = mapped_column(Float, nullable=True)
+    #: the tree size estimated before the run (Knuth), for the ETA
+    estimated_nodes: Mapped[int | None] = mapped_column(BigCount, nullable=True)
 
 
 class Subproblem(Base):
@@ -140,3 +145,27 @@ class Solution(Base):
     run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"))
     subproblem_id: Mapped[int] = mapped_column(ForeignKey("subproblems.id", ondelete="CASCADE"), index=True)
     options: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+class Verification(Base):
+    """A complete subproblem of a ``--verify`` run, re-solved by a worker other than the
+    one that recorded it (``worker``); ``ok`` is the verdict, ``detail`` a mismatch."""
+
+    __tablename__ = "verifications"
+    __table_args__ = (Index("ix_verifications_run_state", "run_id", "state"),)
+
+    id: Mapped[int] = mapped_column(Key, primary_key=True, autoincrement=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"))
+    subproblem_id: Mapped[int] = mapped_column(ForeignKey("subproblems.id", ondelete="CASCADE"), unique=True)
+    state: Mapped[str] = mapped_column(String(12), default=PENDING)
+    worker: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    refusals: Mapped[int] = mapped_column(Integer, default=0)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    lease_owner: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    lease_expires: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
+    queued_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
+    verifier: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    ok: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
+    detail: Mapped[str | None] = mapped_column(Text, nullable=True)
+    seconds: Mapped[float | None] = mapped_column(Float, nullable=True)
+    finished_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)

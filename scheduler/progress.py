@@ -1,4 +1,11 @@
-"""The progress bar: finished weight of the tree, solutions so far, nodes/s, ETA."""
+"""The progress bar: finished weight of the tree, solutions so far, nodes/s, ETA.
+
+With a tree size estimated before the run (Knuth's estimator, stored on the run), the
+ETA is the estimated nodes of the share of the tree not yet searched — and of the
+verifications still to do on a ``--verify`` run — at the node rate so far.  Without an
+estimate, or once the finished part of the tree shows the estimate is far off, it
+extrapolates the finished weight of the tree instead.
+"""
 from __future__ import annotations
 
 import sys
@@ -10,13 +17,72 @@ from rich.progress import BarColumn, Progress as Bar, TextColumn
 from .ledger import Progress
 
 
-def eta_text(p: Progress) -> str:
-    if p.weight_done >= 1.0 or p.status != "running":
-        return "00:00:00"
+#: once this share of the tree is finished, an estimate that is off by more than
+#: :data:`ESTIMATE_TRUST` times (nodes per unit of finished weight) is set aside
+EVIDENCE_WEIGHT = 0.05
+ESTIMATE_TRUST = 4.0
+
+
+def estimate_holds(p: Progress) -> bool:
+    """Whether the estimate still describes this run: it does until the finished part of
+    the tree shows a node density more than :data:`ESTIMATE_TRUST` times off (memoised
+    counting searches far fewer nodes than the tree has)."""
+    if p.weight_done < EVIDENCE_WEIGHT or p.nodes <= 0:
+        return True
+    density = p.nodes / p.weight_done
+    return p.estimated_nodes / ESTIMATE_TRUST <= density <= p.estimated_nodes * ESTIMATE_TRUST
+
+
+def left_by_nodes(p: Progress) -> float | None:
+    """Seconds left: the estimated nodes of the unfinished share of the tree (times
+    1 + P on a ``--verify P`` run) plus the nodes of the open verifications, at the node
+    rate so far.  None without an estimate that holds, or before any node is searched."""
+    if not p.estimated_nodes or p.elapsed <= 0 or not estimate_holds(p):
+        return None
+    done = p.nodes + p.checks.get("nodes", 0)
+    if done <= 0:
+        return None
+    unfinished = 1.0 - min(max(p.weight_done, 0.0), 1.0)
+    left = unfinished * p.estimated_nodes * (1.0 + (p.verify_fraction or 0.0)) + p.checks.get("open_nodes", 0)
+    return left * p.elapsed / done
+
+
+def left_by_weight(p: Progress) -> float | None:
+    """Seconds left from the finished weight of the tree, or None before any finishes."""
     if p.weight_done <= 0 or p.elapsed <= 0:
+        return None
+    return p.elapsed * (1.0 - p.weight_done) / p.weight_done
+
+
+def eta_seconds(p: Progress) -> float | None:
+    """Seconds left (0 when the run is over), None when nothing tells yet."""
+    if p.status != "running" or (p.weight_done >= 1.0 and not _checks_open(p)):
+        return 0.0
+    by_nodes = left_by_nodes(p)
+    return by_nodes if by_nodes is not None else left_by_weight(p)
+
+
+def _checks_open(p: Progress) -> bool:
+    return p.checks.get("pending", 0) + p.checks.get("leased", 0) > 0
+
+
+def eta_text(p: Progress) -> str:
+    left = eta_seconds(p)
+    if left is None:
         return "--:--:--"
-    left = p.elapsed * (1.0 - p.weight_done) / p.weight_done
     return time.strftime("%H:%M:%S", time.gmtime(min(left, 99 * 3600)))
+
+
+def subproblems_text(p: Progress) -> str:
+    """``done/total subproblems``, and ``, verified n/m`` on a ``--verify`` run."""
+    text = f"{p.states.get('done', 0)}/{p.subproblems} subproblems"
+    if p.verify_fraction:
+        c = p.checks
+        made = c.get("pending", 0) + c.get("leased", 0) + c.get("done", 0)
+        text += f", verified {c.get('done', 0)}/{made}"
+        if c.get("mismatches"):
+            text += f" ({c['mismatches']} MISMATCH)"
+    return text
 
 
 def rate_text(p: Progress) -> str:
@@ -58,14 +124,13 @@ class ProgressView:
     def update(self, p: Progress) -> None:
         if self._bar is None:
             return
-        done = p.states.get("done", 0)
         self._bar.update(
             self._task,
             completed=min(p.weight_done, 1.0),
             solutions=f"{p.solutions:,}",
             rate=rate_text(p),
             eta=eta_text(p),
-            subs=f"{done}/{p.subproblems} subproblems",
+            subs=subproblems_text(p),
         )
         self._bar.refresh()
 

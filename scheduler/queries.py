@@ -6,9 +6,10 @@ from typing import Any, Iterator
 
 from sqlalchemy import func, select
 
+from . import checks as C
 from .codec import path_of, unpack
 from .db import Ledger, LedgerError
-from .ledger import progress
+from .ledger import Progress, progress
 from .models import DONE, Run, Solution, Subproblem
 
 
@@ -40,9 +41,35 @@ def list_runs(ledger: Ledger, *, limit: int = 50, status: str | None = None) -> 
                 "subproblems": p.subproblems,
                 "created": _iso(run.created_at),
                 "seconds": round(run.seconds if run.seconds is not None else p.elapsed, 3),
+                "verified": p.checks.get("done") if run.verify_fraction else None,
+                "mismatches": p.checks.get("mismatches") if run.verify_fraction else None,
+                "error": run.error,
             }
         )
     return out
+
+
+def verification(ledger: Ledger, run: Run, p: Progress) -> dict[str, Any] | None:
+    """How a ``--verify`` run's verifications stand, with its mismatches; None otherwise."""
+    if not run.verify_fraction:
+        return None
+    c = p.checks
+    with ledger.session() as session:
+        bad = C.check_rows(session, run.id)
+    return {"fraction": run.verify_fraction, "seed": (run.options or {}).get("verify_seed") or 0,
+            "verified": c["done"], "agree": c["done"] - c["mismatches"], "mismatches": c["mismatches"],
+            "open": c["pending"] + c["leased"], "cancelled": c["cancelled"], "nodes": c["nodes"],
+            "mismatched": bad}
+
+
+def estimate_summary(run: Run, nodes: int) -> dict[str, Any] | None:
+    """The estimate made before the run, beside the nodes searched (``ratio``: actual over
+    estimated, once the run is done)."""
+    est = (run.plan_stats or {}).get("estimate")
+    if est is None:
+        return None
+    ratio = nodes / run.estimated_nodes if run.status == DONE and run.estimated_nodes else None
+    return {**est, "estimated_nodes": run.estimated_nodes, "ratio": None if ratio is None else round(ratio, 4)}
 
 
 def _quantiles(values: list) -> dict[str, Any]:
@@ -108,6 +135,8 @@ def run_summary(ledger: Ledger, run_id: int, *, slowest: int = 5) -> dict[str, A
         "workers": sorted({r.worker for r in rows if r.worker}),
         "stats": run.stats,
         "plan": run.plan_stats,
+        "verification": verification(ledger, run, p),
+        "estimate": estimate_summary(run, nodes),
     }
     if run.options.get("distinct") or run.distinct is not None:
         summary["distinct"] = run.distinct

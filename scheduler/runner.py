@@ -3,9 +3,11 @@
 * :func:`run_local` — the embedded executor: a local process pool solves, this process
   leases and records (so SQLite has a single writer).
 * :class:`CeleryExecutor` — sends subproblem ids to a Celery queue; workers lease, solve
-  and record themselves (:func:`execute_one`) and send their donated frontier on.
+  and record themselves (:func:`execute_one`) and send their donated frontier on, and
+  the verifications of a ``--verify`` run (:func:`scheduler.verify.execute_check`).
 * :func:`tick` — one round of the scheduler: re-queue expired leases and messages lost by
-  the broker, close finished runs.  Safe to run anywhere, any number of times.
+  the broker, verify what no other worker would take, close finished runs.  Safe to run
+  anywhere, any number of times.
 """
 from __future__ import annotations
 
@@ -17,7 +19,9 @@ from typing import Any, Callable, Sequence
 from core.errors import PathError
 
 from . import db as _db
-from .celery_config import TASK_NAME, broker_url, make_app
+from . import checks as C
+from .celery_config import CHECK_TASK_NAME, TASK_NAME, broker_url, make_app
+from .checks import MAX_REFUSALS, CheckTask, sampling_of
 from .ledger import (
     close_run,
     exchange,
@@ -36,7 +40,8 @@ from .ledger import (
 )
 from .db import Ledger, safe_url
 from .models import RUNNING, Run
-from .work import Outcome, Task, cached_solver, is_cached, solve_task, worker_name
+from .verify import Verdict, check_here, judge, solve_check
+from .work import Outcome, Task, build_solver, cached_solver, is_cached, solve_task, worker_name
 
 ProgressHook = Callable[[], None]
 
@@ -55,53 +60,123 @@ def _pool_init(run_id: int, spec: dict, options: dict) -> None:
     _POOL.update(run_id=run_id, spec=spec, options=options)
 
 
+def _pool_solver(run_id: int):
+    return cached_solver(("local", run_id), _POOL["spec"], _POOL["options"])
+
+
 def _pool_solve(task: Task, mode: str) -> Outcome:
-    solver = cached_solver(("local", task.run_id), _POOL["spec"], _POOL["options"])
-    return solve_task(solver, task, mode, _POOL["options"])
+    return solve_task(_pool_solver(task.run_id), task, mode, _POOL["options"])
+
+
+def _pool_check(check: CheckTask, mode: str) -> Verdict | None:
+    return solve_check(_pool_solver(check.run_id), check, mode, _POOL["options"])
+
+
+class _LocalRun:
+    """The parent of the local pool: leases work, hands it to the pool, records results.
+
+    Verifications (``--verify``) go to the pool too; a pool process refuses one it
+    recorded itself, and after a few refusals (at once with one process) this process
+    solves it — so the verifier is always another process than the recording worker.
+    """
+
+    def __init__(self, ledger: Ledger, run: Run, workers: int):
+        self.ledger, self.run, self.workers = ledger, run, workers
+        self.sampling = sampling_of(run.verify_fraction, run.options)
+        self.lease = lease_seconds(run.options)
+        self.owner = f"local:{worker_name()}"
+        self.pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"),
+                                        initializer=_pool_init, initargs=(run.id, run.spec, run.options))
+        self.in_flight: dict[Future, Task | CheckTask] = {}
+        self.outcomes: list[Outcome] = []
+        self.refusals: dict[int, int] = {}
+        self.max_refusals = MAX_REFUSALS if workers > 1 else 1
+        self.failed = False
+        self._solver = None
+        self._checked_status = time.monotonic()
+
+    def drive(self, on_progress: ProgressHook | None) -> bool:
+        """Work until nothing is open (True) or the run stops running (False)."""
+        while True:
+            if self.failed or not self._still_running():
+                record_results(self.ledger, self.outcomes, sampling=self.sampling)
+                return False
+            self._fill()
+            if not self.in_flight:
+                return True
+            self._collect()
+            if on_progress is not None:
+                on_progress()
+
+    def _still_running(self) -> bool:
+        if time.monotonic() - self._checked_status <= 1.0:
+            return True
+        self._checked_status = time.monotonic()
+        return get_run(self.ledger, self.run.id).status == RUNNING
+
+    def _fill(self) -> None:
+        free = 2 * self.workers - len(self.in_flight)
+        got = exchange(self.ledger, self.outcomes, self.run.id, self.owner, free, self.lease, self.sampling)
+        self.outcomes = []
+        for check in got.checks:
+            self.in_flight[self.pool.submit(_pool_check, check, self.run.mode)] = check
+        for task in got.tasks:
+            self.in_flight[self.pool.submit(_pool_solve, task, self.run.mode)] = task
+
+    def _collect(self) -> None:
+        done, _ = wait(self.in_flight, timeout=0.25, return_when=FIRST_COMPLETED)
+        for fut in done:
+            item = self.in_flight.pop(fut)
+            if isinstance(item, CheckTask):
+                self._checked(item, self._result(fut, f"verification of subproblem {item.sub_id}"))
+            else:
+                self.outcomes.append(self._result(fut, f"subproblem {item.sub_id}"))
+
+    def _result(self, fut: Future, what: str) -> Any:
+        try:
+            return fut.result()
+        except (PathError, ValueError) as exc:
+            fail_run(self.ledger, self.run.id, f"{what}: {exc}")
+            raise
+
+    def _checked(self, check: CheckTask, verdict: Verdict | None) -> None:
+        if verdict is None:  # the pool process that recorded it
+            self.refusals[check.sub_id] = self.refusals.get(check.sub_id, 0) + 1
+            if self.refusals[check.sub_id] < self.max_refusals:
+                self.in_flight[self.pool.submit(_pool_check, check, self.run.mode)] = check
+                return
+            verdict = solve_check(self._own_solver(), check, self.run.mode, self.run.options)
+        if judge(self.ledger, verdict, self.run.mode) is not None:
+            self.failed = True
+
+    def _own_solver(self):
+        if self._solver is None:
+            _, self._solver = build_solver(self.run.spec, self.run.options)
+        return self._solver
+
+    def stop(self, wait_for_pool: bool) -> None:
+        if not wait_for_pool:
+            for fut in self.in_flight:
+                fut.cancel()
+        self.pool.shutdown(wait=wait_for_pool, cancel_futures=not wait_for_pool)
 
 
 def run_local(ledger: Ledger, run_id: int, workers: int, on_progress: ProgressHook | None = None) -> bool:
-    """Solve a run's open subproblems on ``workers`` processes until none is left; close
-    the run.  Returns False when the run was cancelled meanwhile."""
+    """Solve a run's open subproblems (and verifications) on ``workers`` processes until
+    none is left; close the run.  Returns False when the run was cancelled or failed
+    meanwhile."""
     run = get_run(ledger, run_id)
     release_leases(ledger, run_id)  # this process takes the run over
-    lease = lease_seconds(run.options)
-    owner = f"local:{worker_name()}"
-    ctx = multiprocessing.get_context("fork")
-    pool = ProcessPoolExecutor(workers, mp_context=ctx, initializer=_pool_init, initargs=(run_id, run.spec, run.options))
-    in_flight: dict[Future, Task] = {}
-    outcomes: list[Outcome] = []
-    checked = time.monotonic()
+    driver = _LocalRun(ledger, run, workers)
     try:
-        while True:
-            if time.monotonic() - checked > 1.0:
-                checked = time.monotonic()
-                if get_run(ledger, run_id).status != RUNNING:
-                    pool.shutdown(wait=False, cancel_futures=True)
-                    return False
-            _, tasks = exchange(ledger, outcomes, run_id, owner, 2 * workers - len(in_flight), lease)
-            for task in tasks:
-                in_flight[pool.submit(_pool_solve, task, run.mode)] = task
-            if not in_flight:
-                break
-            done, _ = wait(in_flight, timeout=0.25, return_when=FIRST_COMPLETED)
-            outcomes = []
-            for fut in done:
-                task = in_flight.pop(fut)
-                try:
-                    outcomes.append(fut.result())
-                except (PathError, ValueError) as exc:
-                    fail_run(ledger, run_id, f"subproblem {task.sub_id}: {exc}")
-                    raise
-            if on_progress is not None:
-                on_progress()
+        finished = driver.drive(on_progress)
     except BaseException:
-        for fut in in_flight:
-            fut.cancel()
+        driver.stop(wait_for_pool=False)
         release_leases(ledger, run_id)
-        pool.shutdown(wait=False, cancel_futures=True)
         raise
-    pool.shutdown(wait=True)
+    driver.stop(wait_for_pool=finished)
+    if not finished:
+        return False
     close_run(ledger, run_id)
     if on_progress is not None:
         on_progress()
@@ -130,9 +205,21 @@ class CeleryExecutor:
             return
         if ledger is not None:
             mark_queued(ledger, sub_ids)
+        self._send(TASK_NAME, run_id, sub_ids, queue)
+
+    def dispatch_checks(self, run_id: int, sub_ids: Sequence[int], queue: str, ledger: Ledger | None = None) -> None:
+        """Send the verifications of these subproblems (stamped as queued when given the ledger)."""
+        if not sub_ids:
+            return
+        if ledger is not None:
+            with ledger.engine.begin() as conn:
+                C.mark_checks_queued(conn, sub_ids)
+        self._send(CHECK_TASK_NAME, run_id, sub_ids, queue)
+
+    def _send(self, name: str, run_id: int, sub_ids: Sequence[int], queue: str) -> None:
         with self.app.producer_or_acquire() as producer:
             for sub_id in sub_ids:
-                self.app.send_task(TASK_NAME, args=[run_id, sub_id], queue=queue, producer=producer)
+                self.app.send_task(name, args=[run_id, sub_id], queue=queue, producer=producer)
 
     def queue_size(self, queue: str) -> int:
         with self.app.connection_for_write() as conn:
@@ -141,7 +228,8 @@ class CeleryExecutor:
 
 def execute_one(ledger: Ledger, sub_id: int, executor: CeleryExecutor | None) -> str:
     """A worker's whole task: lease, solve, record (exactly once), send the donated
-    frontier on, close the run when it was the last.  Returns what happened."""
+    frontier and a sampled verification on, close the run when it was the last.  Returns
+    what happened."""
     leased = lease_one(ledger, sub_id, f"celery:{worker_name()}")
     if leased is None:
         return "skipped"
@@ -153,13 +241,15 @@ def execute_one(ledger: Ledger, sub_id: int, executor: CeleryExecutor | None) ->
     except (PathError, ValueError) as exc:
         fail_run(ledger, run.id, f"subproblem {sub_id}: {exc}")
         raise
-    (children,) = record_results(ledger, [outcome], queued=True)
+    (children,) = record_results(ledger, [outcome], queued=True, sampling=run.sampling)
     if children is None:
         return "duplicate"
-    if children:
-        if executor is not None:
-            executor.dispatch(run.id, children, run.options.get("queue", "tilecensus"))
-    elif not has_open(ledger, run.id):
+    queue = run.options.get("queue", "tilecensus")
+    if executor is not None:
+        executor.dispatch(run.id, children, queue)
+        if C.wants_check(run.sampling, outcome):
+            executor.dispatch_checks(run.id, [sub_id], queue)
+    if not children and not has_open(ledger, run.id, checks=run.sampling is not None):
         close_run(ledger, run.id)
     return "recorded"
 
@@ -179,7 +269,7 @@ def running_runs(ledger: Ledger, executor: str = "celery", run_ids: Sequence[int
 
 def tick(ledger: Ledger, executor: CeleryExecutor, *, grace: float = 10.0, run_ids: Sequence[int] | None = None) -> dict:
     """One scheduler round over the running Celery runs; returns what it did."""
-    did = {"requeued": 0, "resent": 0, "closed": 0}
+    did = {"requeued": 0, "resent": 0, "verified": 0, "closed": 0}
     sizes: dict[str, int] = {}
     for run in running_runs(ledger, "celery", run_ids):
         queue = run.options.get("queue", "tilecensus")
@@ -192,9 +282,26 @@ def tick(ledger: Ledger, executor: CeleryExecutor, *, grace: float = 10.0, run_i
             lost = stale_pending(ledger, run.id, grace)
             executor.dispatch(run.id, lost, queue, ledger)
             did["resent"] += len(lost)
+        if run.verify_fraction:
+            _tick_checks(ledger, executor, run, queue, grace, sizes[queue] == 0, did)
         if close_run(ledger, run.id):
             did["closed"] += 1
     return did
+
+
+def _tick_checks(ledger: Ledger, executor: CeleryExecutor, run: Run, queue: str, grace: float, idle: bool,
+                 did: dict) -> None:
+    """The verifications' share of a scheduler round: re-queue expired leases and lost
+    messages, and solve here the ones that kept reaching the worker that recorded them."""
+    with ledger.engine.begin() as conn:
+        expired = C.expire_checks(conn, run.id)
+        lost = C.stale_checks(conn, run.id, grace) if idle else []
+        orphans = C.orphan_checks(conn, run.id)
+    executor.dispatch_checks(run.id, sorted(set(expired) | set(lost)), queue, ledger)
+    did["requeued"] += len(expired)
+    did["resent"] += len(set(lost) - set(expired))
+    owner = f"scheduler:{worker_name()}"
+    did["verified"] += sum(check_here(ledger, sub_id, owner) in ("verified", "mismatch") for sub_id in orphans)
 
 
 def follow(

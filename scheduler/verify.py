@@ -1,26 +1,38 @@
-"""Verified runs: re-solve a random sample of a run's finished subproblems and compare.
+"""Verified runs: re-solve subproblems in another process and compare.
 
 A subproblem that searched its whole subtree (not stopped by a budget) is a
-deterministic function of its path, so solving it again — here, in another process than
-the worker that recorded it — must give the same count, distinct count, node count and,
-for enumeration runs, the same solutions.  A mismatch is written on the run (its
-``error``) naming the subproblem and the worker that recorded it.
+deterministic function of its path, so solving it again — in another process than the
+worker that recorded it — must give the same count, distinct count, node count and, for
+enumeration runs, the same solutions.
+
+Two ways in:
+
+* ``--verify P`` on ``solve``/``submit``: while the run goes on, a sampled share P of the
+  complete subproblems (:mod:`scheduler.checks`) is re-solved by a different worker
+  (:func:`execute_check` on Celery, the local pool's other processes, or the checking
+  process itself: :func:`check_here`).  A mismatch fails the run at once, naming the
+  subproblem, its path and both workers; the run is not done until every verification is.
+* ``tilecensus verify RUN`` (:func:`verify_run`): after the fact, here, on a random sample.
 """
 from __future__ import annotations
 
 import math
 import random
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import select, update
 
+from core.errors import PathError
+
+from . import checks as C
+from .checks import CheckTask
 from .codec import path_of, unpack
 from .db import Ledger
-from .ledger import get_run
+from .ledger import close_run, fail_run, get_run, has_open, lease_seconds, run_brief, run_spec
 from .models import DONE, Run, Solution, Subproblem
-from .work import build_solver, worker_name
-
+from .work import ENUMERATE_BATCH, build_solver, cached_solver, is_cached, worker_name
 
 @dataclass
 class Mismatch:
@@ -33,11 +45,146 @@ class Mismatch:
     found: dict[str, Any]
 
     def describe(self, verifier: str) -> str:
-        diffs = ", ".join(f"{k} {self.stored[k]} (worker {self.worker}) vs {self.found[k]} ({verifier})"
+        diffs = ", ".join(f"{k} {self.stored[k]} (worker {self.worker}) vs {self.found[k]} (verifier {verifier})"
                           for k in self.stored if self.stored[k] != self.found[k])
         return f"subproblem #{self.sub_id} path {list(self.path)}: {diffs}"
 
 
+# ----------------------------------------------------------------------------- comparing
+def fresh_result(solver, path: tuple[int, ...], mode: str, options: dict[str, Any]) -> dict[str, Any]:
+    """Solve ``path`` again as the run did, with no time budget: count, nodes, distinct,
+    whether it completed, and (enumerations) the solutions as sorted option sets."""
+    listing = mode != "count"
+    limit = int(options["limit"]) if mode == "first" else ENUMERATE_BATCH if listing else None
+    result = solver.solve(path, enumerate=listing, limit=limit, node_budget=options.get("node_budget"))
+    found: dict[str, Any] = {"count": result.count, "nodes": result.stats.nodes,
+                             "complete": result.stopped_by is None and not result.frontier}
+    if result.distinct is not None:
+        found["distinct"] = result.distinct
+    if listing:
+        found["solutions"] = sorted(tuple(sorted(s)) for s in result.solutions or [])
+    return found
+
+
+def stored_result(conn, sub_id: int, listing: bool) -> tuple[dict[str, Any], str | None, tuple[int, ...]]:
+    """What the ledger holds for a complete subproblem: (result, worker, path)."""
+    row = conn.execute(select(Subproblem.count, Subproblem.distinct, Subproblem.nodes, Subproblem.worker,
+                              Subproblem.path).where(Subproblem.id == sub_id)).one()
+    stored: dict[str, Any] = {"count": int(row.count), "nodes": int(row.nodes), "complete": True}
+    if row.distinct is not None:
+        stored["distinct"] = int(row.distinct)
+    if listing:
+        blobs = conn.execute(select(Solution.options).where(Solution.subproblem_id == sub_id)).scalars()
+        stored["solutions"] = sorted(tuple(sorted(unpack(b))) for b in blobs)
+    return stored, row.worker, path_of(row.path)
+
+
+def compare(sub_id: int, path: tuple[int, ...], worker: str | None, stored: dict[str, Any],
+            found: dict[str, Any]) -> Mismatch | None:
+    """None when the results agree, else the mismatch (solution lists shown as counts)."""
+    keys = sorted(set(stored) | set(found))
+    stored = {k: stored.get(k) for k in keys}
+    found = {k: found.get(k) for k in keys}
+    if stored == found:
+        return None
+    if "solutions" in keys:
+        stored["solutions"], found["solutions"] = len(stored["solutions"] or []), len(found["solutions"] or [])
+    return Mismatch(sub_id, path, worker, stored, found)
+
+
+# ----------------------------------------------------------------------------- during a run
+@dataclass
+class Verdict:
+    """A verification's fresh result, found by ``verifier``."""
+
+    run_id: int
+    sub_id: int
+    verifier: str
+    found: dict[str, Any]
+    seconds: float
+
+
+def solve_check(solver, check: CheckTask, mode: str, options: dict[str, Any]) -> Verdict | None:
+    """Re-solve a verification's subproblem here; None (refused) when this very process
+    recorded it.  Pure computation, like :func:`scheduler.work.solve_task`."""
+    me = worker_name()
+    if check.worker == me:
+        return None
+    started = time.perf_counter()
+    found = fresh_result(solver, check.path, mode, options)
+    return Verdict(check.run_id, check.sub_id, me, found, time.perf_counter() - started)
+
+
+def judge(ledger: Ledger, verdict: Verdict, mode: str) -> Mismatch | None:
+    """Compare a verdict with the stored result and write it (once); a mismatch fails the
+    run, naming the subproblem, its path and both workers."""
+    with ledger.engine.begin() as conn:
+        stored, worker, path = stored_result(conn, verdict.sub_id, mode != "count")
+        mismatch = compare(verdict.sub_id, path, worker, stored, verdict.found)
+        detail = None if mismatch is None else mismatch.describe(verdict.verifier)
+        C.finish_check(conn, verdict.sub_id, verdict.verifier, verdict.seconds, detail)
+    return mismatch
+
+
+def _run_solver(ledger: Ledger, run_id: int, brief) -> Any:
+    key = (ledger.url, run_id, brief.spec_hash)
+    return cached_solver(key, None if is_cached(key) else run_spec(ledger, run_id), brief.options)
+
+
+def execute_check(ledger: Ledger, sub_id: int, executor) -> str:
+    """A Celery worker's verification task.  When it reaches the worker that recorded the
+    result, the worker sends it back to the queue (after :data:`MAX_REFUSALS
+    <scheduler.checks.MAX_REFUSALS>` refusals it is left to the scheduler process);
+    otherwise lease, re-solve, judge, close the run when it was the last."""
+    with ledger.engine.begin() as conn:
+        check = C.peek_check(conn, sub_id)
+        brief = None if check is None else run_brief(conn, check.run_id)
+    if check is None or brief is None:
+        return "skipped"
+    if check.worker == worker_name():
+        return _refuse(ledger, check, brief, executor)
+    with ledger.engine.begin() as conn:
+        if not C.lease_check(conn, sub_id, f"celery:{worker_name()}", lease_seconds(brief.options)):
+            return "skipped"
+    return _finish(ledger, check, brief, _run_solver(ledger, check.run_id, brief))
+
+
+def _refuse(ledger: Ledger, check: CheckTask, brief, executor) -> str:
+    with ledger.engine.begin() as conn:
+        refusals = C.refuse_check(conn, check.sub_id)
+    if refusals < C.MAX_REFUSALS and executor is not None:
+        executor.dispatch_checks(check.run_id, [check.sub_id], brief.options.get("queue", "tilecensus"))
+    return "refused"
+
+
+def _finish(ledger: Ledger, check: CheckTask, brief, solver) -> str:
+    try:
+        verdict = solve_check(solver, check, brief.mode, brief.options)
+    except (PathError, ValueError) as exc:
+        fail_run(ledger, check.run_id, f"verification of subproblem {check.sub_id}: {exc}")
+        raise
+    if verdict is None:  # cannot happen after the worker test above; refuse loudly
+        raise RuntimeError(f"verification of subproblem {check.sub_id} reached its own worker")
+    mismatch = judge(ledger, verdict, brief.mode)
+    if not has_open(ledger, check.run_id):
+        close_run(ledger, check.run_id)
+    return "verified" if mismatch is None else "mismatch"
+
+
+def check_here(ledger: Ledger, sub_id: int, owner: str) -> str:
+    """Verify one subproblem in this process (the scheduler's share: verifications that
+    kept reaching the worker that recorded them)."""
+    with ledger.engine.begin() as conn:
+        check = C.peek_check(conn, sub_id)
+        brief = None if check is None else run_brief(conn, check.run_id)
+        if check is None or brief is None or check.worker == worker_name():
+            return "skipped"
+        if not C.lease_check(conn, sub_id, owner, lease_seconds(brief.options)):
+            return "skipped"
+    return _finish(ledger, check, brief, _run_solver(ledger, check.run_id, brief))
+
+
+# ----------------------------------------------------------------------------- after the fact
 @dataclass
 class VerifyReport:
     run_id: int
@@ -66,46 +213,36 @@ class VerifyReport:
 
 def verify_run(ledger: Ledger, run_id: int, fraction: float, *, seed: int = 0) -> VerifyReport:
     """Re-solve ``fraction`` of the run's complete subproblems (at least one, when there
-    are any) and record any mismatch on the run."""
+    are any) here, and record any mismatch on the run."""
     if not 0 < fraction <= 1:
         raise ValueError("the fraction to verify must be in (0, 1]")
     run = get_run(ledger, run_id)
     _, solver = build_solver(run.spec, run.options or {})
     with ledger.session() as session:
-        rows = session.execute(
-            select(Subproblem.id, Subproblem.path, Subproblem.count, Subproblem.distinct, Subproblem.nodes,
-                   Subproblem.worker)
+        ids = list(session.scalars(
+            select(Subproblem.id)
             .where(Subproblem.run_id == run_id, Subproblem.state == DONE, Subproblem.stopped_by.is_(None))
             .order_by(Subproblem.id)
-        ).all()
-    sample = random.Random(seed).sample(rows, min(len(rows), max(1, math.ceil(fraction * len(rows))))) if rows else []
-    verifier = worker_name()
-    report = VerifyReport(run_id, len(sample), len(rows), verifier)
-    enumerate_ = run.mode == "enumerate"
-    for sub_id, path_text, count, distinct, nodes, worker in sorted(sample):
-        path = path_of(path_text)
-        result = solver.solve(path, enumerate=enumerate_)
-        stored = {"count": int(count), "nodes": int(nodes)}
-        found = {"count": result.count, "nodes": result.stats.nodes}
-        if distinct is not None or result.distinct is not None:
-            stored["distinct"] = None if distinct is None else int(distinct)
-            found["distinct"] = result.distinct
-        if enumerate_:
-            with ledger.session() as session:
-                blobs = session.scalars(select(Solution.options).where(Solution.subproblem_id == sub_id)).all()
-            stored["solutions"] = sorted(tuple(sorted(unpack(b))) for b in blobs)
-            found["solutions"] = sorted(tuple(sorted(s)) for s in result.solutions or [])
-        if stored != found:
-            if enumerate_:  # keep the report short: the solution lists only as counts
-                stored["solutions"], found["solutions"] = len(stored["solutions"]), len(found["solutions"])
-            report.mismatches.append(Mismatch(sub_id, path, worker, stored, found))
+        ))
+    sample = random.Random(seed).sample(ids, min(len(ids), max(1, math.ceil(fraction * len(ids))))) if ids else []
+    report = VerifyReport(run_id, len(sample), len(ids), worker_name())
+    for sub_id in sorted(sample):
+        with ledger.engine.connect() as conn:
+            stored, worker, path = stored_result(conn, sub_id, run.mode != "count")
+        mismatch = compare(sub_id, path, worker, stored, fresh_result(solver, path, run.mode, run.options or {}))
+        if mismatch is not None:
+            report.mismatches.append(mismatch)
     if report.mismatches:
-        text = "verify failed: " + "; ".join(m.describe(verifier) for m in report.mismatches[:5])
-        if len(report.mismatches) > 5:
-            text += f"; and {len(report.mismatches) - 5} more"
-        with ledger.session() as session:
-            session.execute(update(Run).where(Run.id == run_id).values(error=text))
+        _write_error(ledger, run_id, report)
     return report
+
+
+def _write_error(ledger: Ledger, run_id: int, report: VerifyReport) -> None:
+    text = "verify failed: " + "; ".join(m.describe(report.verifier) for m in report.mismatches[:5])
+    if len(report.mismatches) > 5:
+        text += f"; and {len(report.mismatches) - 5} more"
+    with ledger.session() as session:
+        session.execute(update(Run).where(Run.id == run_id).values(error=text))
 
 
 def summary(report: VerifyReport) -> str:
@@ -116,4 +253,5 @@ def summary(report: VerifyReport) -> str:
     return head + f" — {len(report.mismatches)} MISMATCH" + ("ES" if len(report.mismatches) > 1 else "")
 
 
-__all__ = ["Mismatch", "VerifyReport", "summary", "verify_run"]
+__all__ = ["Mismatch", "Verdict", "VerifyReport", "check_here", "execute_check", "judge", "solve_check",
+           "summary", "verify_run"]

@@ -47,6 +47,7 @@ class Outcome:
     solutions: list[Path] | None = None
     stopped_by: str | None = None
     worker: str = ""
+    path: Path = ()
 
 
 def solver_options(options: dict[str, Any]) -> dict[str, Any]:
@@ -122,4 +123,5 @@ def solve_task(solver: Solver, task: Task, mode: str, options: dict[str, Any]) -
         solutions=[tuple(s) for s in result.solutions] if result.solutions is not None else None,
         stopped_by=result.stopped_by,
         worker=worker_name(),
+        path=tuple(task.path),
     )

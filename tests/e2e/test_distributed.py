@@ -4,6 +4,7 @@ killed with -9, a task delivered twice, the scheduler stopped, Redis restarted, 
 database that does not answer — change nothing but the time taken."""
 from __future__ import annotations
 
+import datetime as dt
 import json
 import secrets
 import subprocess
@@ -127,6 +128,17 @@ def test_enumeration_with_duplicate_deliveries(cluster):
     assert len(sols) == len(set(sols)) == 6728
 
 
+def freshly_leased(ledger, run_id: int, lease: float, within: float) -> bool:
+    """Whether a subproblem of the run was leased in the last ``within`` seconds (so its
+    task is still running when the test acts at once)."""
+    from scheduler.models import utcnow
+
+    soon = utcnow() + dt.timedelta(seconds=lease - within)
+    with ledger.session() as s:
+        return s.scalar(select(func.count()).where(
+            Subproblem.run_id == run_id, Subproblem.state == "leased", Subproblem.lease_expires > soon)) > 0
+
+
 def test_kill_9_a_worker_mid_run(pg_url, broker_url, queue, processes):
     run_cli("db", "upgrade", db_url=pg_url, check=True)
     doomed = processes.worker(pg_url, broker_url, queue, concurrency=1)
@@ -137,10 +149,10 @@ def test_kill_9_a_worker_mid_run(pg_url, broker_url, queue, processes):
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         p = progress(ledger, run_id)
-        if p.states.get("done", 0) >= 2 and p.states.get("leased", 0) >= 1:
+        if p.states.get("done", 0) >= 2 and freshly_leased(ledger, run_id, lease=3.0, within=0.1):
             break
-        time.sleep(0.05)
-    processes.kill(doomed)  # kill -9, the worker and its pool
+        time.sleep(0.01)
+    processes.kill(doomed)  # kill -9, the worker and its pool, mid-task (a task runs its 0.3 s budget)
     processes.worker(pg_url, broker_url, queue, concurrency=2)
     wait_done(pg_url, run_id, processes)
     check_run(pg_url, run_id, "pentomino-6x10", distinct=True)

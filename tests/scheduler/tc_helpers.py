@@ -13,14 +13,14 @@ from scheduler.work import build_solver
 
 
 def make_run(ledger, name: str = "dominoes-4x5", *, mode: str = "count", executor: str = "local",
-             depth: int | None = 2, **options) -> int:
-    """A planned run of a built-in problem, not driven."""
+             depth: int | None = 2, verify: float | None = None, **options) -> int:
+    """A planned run of a built-in problem, not driven (``verify``: a ``--verify`` run)."""
     problem = load(name)
-    opts = {"engine": "kernel", "distinct": False, "budget": 60.0, **options}
+    opts = {"engine": "kernel", "distinct": False, "budget": 60.0, "verify": verify, **options}
     _, solver = build_solver(problem.spec, opts)
     p = plan(solver, split_depth=depth, first=mode == "first")
     return create_run(ledger, problem=problem, mode=mode, options=opts, executor=executor,
-                      frontier=p.frontier, plan_stats=p.to_json())
+                      frontier=p.frontier, plan_stats=p.to_json(), verify_fraction=verify)
 
 
 def finished_weight(ledger, run_id: int) -> Fraction:
