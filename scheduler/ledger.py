@@ -21,8 +21,8 @@ from sqlalchemy.orm import Session
 from core.problem import Problem
 from core.search import Stats, Subpath
 
-from . import checks as C
-from .checks import CheckTask, Sampling
+from . import verifications as C
+from .verifications import CheckTask, Sampling
 from .codec import fraction_parts, pack, path_of, path_text
 from .db import Ledger, LedgerError
 from .models import CANCELLED, DONE, FAILED, LEASED, PENDING, RUNNING, Run, Solution, Subproblem, utcnow

@@ -6,7 +6,7 @@ from typing import Any, Iterator
 
 from sqlalchemy import func, select
 
-from . import checks as C
+from . import verifications as C
 from .codec import path_of, unpack
 from .db import Ledger, LedgerError
 from .ledger import Progress, progress

@@ -19,9 +19,9 @@ from typing import Any, Callable, Sequence
 from core.errors import PathError
 
 from . import db as _db
-from . import checks as C
+from . import verifications as C
 from .celery_config import CHECK_TASK_NAME, TASK_NAME, broker_url, make_app
-from .checks import MAX_REFUSALS, CheckTask, sampling_of
+from .verifications import MAX_REFUSALS, CheckTask, sampling_of
 from .ledger import (
     close_run,
     exchange,

@@ -8,7 +8,7 @@ enumeration runs, the same solutions.
 Two ways in:
 
 * ``--verify P`` on ``solve``/``submit``: while the run goes on, a sampled share P of the
-  complete subproblems (:mod:`scheduler.checks`) is re-solved by a different worker
+  complete subproblems (:mod:`scheduler.verifications`) is re-solved by a different worker
   (:func:`execute_check` on Celery, the local pool's other processes, or the checking
   process itself: :func:`check_here`).  A mismatch fails the run at once, naming the
   subproblem, its path and both workers; the run is not done until every verification is.
@@ -26,8 +26,8 @@ from sqlalchemy import select, update
 
 from core.errors import PathError
 
-from . import checks as C
-from .checks import CheckTask
+from . import verifications as C
+from .verifications import CheckTask
 from .codec import path_of, unpack
 from .db import Ledger
 from .ledger import close_run, fail_run, get_run, has_open, lease_seconds, run_brief, run_spec
@@ -134,7 +134,7 @@ def _run_solver(ledger: Ledger, run_id: int, brief) -> Any:
 def execute_check(ledger: Ledger, sub_id: int, executor) -> str:
     """A Celery worker's verification task.  When it reaches the worker that recorded the
     result, the worker sends it back to the queue (after :data:`MAX_REFUSALS
-    <scheduler.checks.MAX_REFUSALS>` refusals it is left to the scheduler process);
+    <scheduler.verifications.MAX_REFUSALS>` refusals it is left to the scheduler process);
     otherwise lease, re-solve, judge, close the run when it was the last."""
     with ledger.engine.begin() as conn:
         check = C.peek_check(conn, sub_id)

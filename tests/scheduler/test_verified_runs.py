@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from sqlalchemy import select
 
 from tc_helpers import make_run
-from scheduler import checks as C
+from scheduler import verifications as C
 from scheduler import ledger as L
 from scheduler import runner
 from scheduler.cli import cli
