@@ -1,7 +1,13 @@
-"""Time the crossword search: library entries 23 (15x15) and 20 (14x14), whose seed
-program took about 190 s and 130 s, and counting every 7x7 and 9x9 grid with
-180-degree symmetry.  Run: ``.venv/bin/python bench/bench_crossword.py [--engine E]``.
-Prints one line per case: count, nodes, seconds (best of ``--repeat``)."""
+"""Time the two crossword counters: the search (``core/crossword/search.py``) and the
+row-by-row transfer count (``core/crossword/transfer.py``).
+
+Cases: library entries 23 (15x15) and 20 (14x14), whose seed program took about 190 s
+and 130 s; the entries the seed did not count (21, 54, 57); counting every 7x7, 9x9 and
+11x11 grid with 180-degree symmetry.  Each count is checked against the library's data
+where it has one.  Run: ``.venv/bin/python bench/bench_crossword.py [--method M]``.
+Prints one line per case and method: count, nodes or states, seconds (best of
+``--repeat``).  The search is skipped where it takes half an hour or more (entry 57,
+11x11) unless ``--long``."""
 from __future__ import annotations
 
 import argparse
@@ -12,43 +18,87 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from core.crossword import Puzzle  # noqa: E402
-from core.crossword.library import seed_rows  # noqa: E402
+from core.crossword.library import ALL_GRID_COUNTS, FOUND_COUNTS, seed_rows  # noqa: E402
 from core.crossword.search import CrosswordSolver  # noqa: E402
+from core.crossword.transfer import TransferCounter  # noqa: E402
+
+ROWS = {int(r["number"]): r for r in seed_rows()}
 
 
 def library_puzzle(n: int) -> Puzzle:
-    row = next(r for r in seed_rows() if int(r["number"]) == n)
+    row = ROWS[n]
     return Puzzle.build(int(row["rows"]), int(row["cols"]), symmetry=row["symmetry"], clues=row["clues"],
                         start=int(row["start"]))
 
 
+def library_count(n: int) -> int | None:
+    text = ROWS[n]["expected_grids"].strip()
+    return int(text) if text else FOUND_COUNTS.get(n)
+
+
+def all_grids(R: int, kind: str) -> Puzzle:
+    return Puzzle.build(R, R, symmetry=kind)
+
+
+#: name, puzzle, expected count (None: not known), how long the search takes where that
+#: is too long for a benchmark (None: it runs)
 CASES = [
-    ("library 23 (15x15, seed ~190 s)", lambda: library_puzzle(23), 1),
-    ("library 20 (14x14, seed ~130 s)", lambda: library_puzzle(20), 20),
-    ("all 7x7 rotational grids", lambda: Puzzle.build(7, 7, symmetry="rotational"), None),
-    ("all 9x9 rotational grids", lambda: Puzzle.build(9, 9, symmetry="rotational"), None),
+    ("library 23 (15x15, seed ~190 s)", lambda: library_puzzle(23), library_count(23), None),
+    ("library 20 (14x14, seed ~130 s)", lambda: library_puzzle(20), library_count(20), None),
+    ("library 21 (17x17 left-right)", lambda: library_puzzle(21), library_count(21), None),
+    ("library 54 (9x9 no symmetry)", lambda: library_puzzle(54), library_count(54), None),
+    ("library 57 (13x13 no symmetry)", lambda: library_puzzle(57), library_count(57), "about 35 minutes"),
+    ("all 7x7 rotational grids", lambda: all_grids(7, "rotational"), ALL_GRID_COUNTS.get((7, 7, "rotational")), None),
+    ("all 9x9 rotational grids", lambda: all_grids(9, "rotational"), ALL_GRID_COUNTS.get((9, 9, "rotational")), None),
+    ("all 11x11 rotational grids", lambda: all_grids(11, "rotational"), ALL_GRID_COUNTS.get((11, 11, "rotational")),
+     "about 35 minutes"),
 ]
+
+
+def run_search(pz: Puzzle, engine: str | None) -> tuple[int, str]:
+    res = CrosswordSolver(pz, engine).solve()
+    return res.count, f"nodes  {res.stats.nodes:>11,}"
+
+
+def run_transfer(pz: Puzzle, engine: str | None) -> tuple[int, str]:
+    tc = TransferCounter(pz)
+    return tc.count(), f"states {tc.max_states:>11,}"
+
+
+def timed(run, pz: Puzzle, engine: str | None, repeat: int) -> tuple[int, str, float]:
+    """The count, the size column and the best time of ``repeat`` runs."""
+    best = None
+    for _ in range(repeat):
+        t = time.perf_counter()
+        count, size = run(pz, engine)
+        dt = time.perf_counter() - t
+        best = dt if best is None else min(best, dt)
+    return count, size, best
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--engine", default=None, help="c or python (default: c when built)")
+    ap.add_argument("--engine", default=None, help="search engine: c or python (default: c when built)")
+    ap.add_argument("--method", choices=("search", "transfer", "both"), default="both")
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--skip-9x9", action="store_true")
+    ap.add_argument("--skip-9x9", action="store_true", help="skip the 9x9 and larger count-all cases")
+    ap.add_argument("--long", action="store_true", help="also run the search where it takes half an hour")
     args = ap.parse_args()
-    for name, make, expected in CASES:
-        if args.skip_9x9 and "9x9" in name:
+    methods = [("search", run_search), ("transfer", run_transfer)]
+    methods = [m for m in methods if args.method in (m[0], "both")]
+    for name, make, expected, long_search in CASES:
+        if args.skip_9x9 and name.startswith("all") and "7x7" not in name:
             continue
         pz = make()
-        best = None
-        for _ in range(args.repeat if "9x9" not in name else 1):
-            t = time.perf_counter()
-            res = CrosswordSolver(pz, args.engine).solve()
-            dt = time.perf_counter() - t
-            best = dt if best is None else min(best, dt)
-        if expected is not None and res.count != expected:
-            raise SystemExit(f"{name}: counted {res.count}, expected {expected}")
-        print(f"{name:34s} count {res.count:>12,}  nodes {res.stats.nodes:>12,}  {best:8.3f} s", flush=True)
+        for method, run in methods:
+            if method == "search" and long_search and not args.long:
+                print(f"{name:32s} {method:8s} skipped ({long_search}; --long runs it)", flush=True)
+                continue
+            big = (name.startswith("all") and "7x7" not in name) or long_search is not None
+            count, size, best = timed(run, pz, args.engine, 1 if big else args.repeat)
+            if expected is not None and count != expected:
+                raise SystemExit(f"{name}, {method}: counted {count}, expected {expected}")
+            print(f"{name:32s} {method:8s} count {count:>12,}  {size}  {best:8.3f} s", flush=True)
 
 
 if __name__ == "__main__":

@@ -3,7 +3,8 @@
 Start with :func:`core.library.load` (``crossword-23``, a ``.toml`` file) or build a
 :class:`Puzzle` and search it with :class:`CrosswordSolver`.  The modules: ``grid``
 (squares, numbers, clue strings), ``rules``, ``symmetry``, ``puzzle`` (validated input),
-``search`` (the solver), ``parse`` (TOML, grid text, JSON), ``render``, ``library``.
+``search`` (the solver), ``transfer`` (a second, independent counter: row by row),
+``parse`` (TOML, grid text, JSON), ``render``, ``library``.
 """
 from ..problem import register_kind
 from .grid import Grid, Number
