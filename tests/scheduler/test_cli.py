@@ -3,24 +3,10 @@ from __future__ import annotations
 
 import json
 
-import pytest
-from click.testing import CliRunner
 
 from core.library import load
-from scheduler.cli import cli
 
 
-@pytest.fixture
-def tc(sqlite_url, monkeypatch):
-    monkeypatch.setenv("TILECENSUS_DB_URL", sqlite_url)
-    runner = CliRunner()
-
-    def invoke(*args: str, code: int = 0):
-        result = runner.invoke(cli, list(args), catch_exceptions=False)
-        assert result.exit_code == code, (result.output, result.stderr if hasattr(result, "stderr") else "")
-        return result
-
-    return invoke
 
 
 def test_solve_count_json(tc):

@@ -6,28 +6,15 @@ import json
 import time
 
 import pytest
-from click.testing import CliRunner
 
 from core.library import load
 from scheduler import cli as cli_module
-from scheduler.cli import cli
 from scheduler.db import open_ledger
 from scheduler.ledger import Progress, get_run
 from scheduler.planning import quick_estimate
 from scheduler.progress import eta_seconds, eta_text, subproblems_text
 
 
-@pytest.fixture
-def tc(sqlite_url, monkeypatch):
-    monkeypatch.setenv("TILECENSUS_DB_URL", sqlite_url)
-    runner = CliRunner()
-
-    def invoke(*args: str, code: int = 0):
-        result = runner.invoke(cli, list(args), catch_exceptions=False)
-        assert result.exit_code == code, (result.output, result.stderr)
-        return result
-
-    return invoke
 
 
 def test_a_small_tree_is_measured_exactly():

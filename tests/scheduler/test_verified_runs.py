@@ -6,14 +6,12 @@ from __future__ import annotations
 import json
 
 import pytest
-from click.testing import CliRunner
 from sqlalchemy import select
 
 from tc_helpers import make_run
 from scheduler import verifications as C
 from scheduler import ledger as L
 from scheduler import runner
-from scheduler.cli import cli
 from scheduler.db import open_ledger
 from scheduler.models import Subproblem, Verification
 from scheduler.runner import execute_one
@@ -21,17 +19,6 @@ from scheduler.verify import execute_check
 from scheduler.work import build_solver, solve_task, worker_name
 
 
-@pytest.fixture
-def tc(sqlite_url, monkeypatch):
-    monkeypatch.setenv("TILECENSUS_DB_URL", sqlite_url)
-    runner_ = CliRunner()
-
-    def invoke(*args: str, code: int = 0):
-        result = runner_.invoke(cli, list(args), catch_exceptions=False)
-        assert result.exit_code == code, (result.output, result.stderr)
-        return result
-
-    return invoke
 
 
 def verifications(ledger, run_id: int) -> list[tuple[int, str, str | None, bool | None, str]]:
