@@ -40,6 +40,11 @@
  *   its parent's live list instead of scanning every option ("updates" counts these
  *   liveness tests: a machine-independent cost, like Knuth's mems).
  *
+ *   PLAIN COVERS (no colors, no multiplicities) skip cnt/color/excluded altogether: a node
+ *   is its cov bitset.  MRV there keeps the live options as a bitset per level (or the
+ *   list, when the conflict table would not fit) and the live counts as uint16 lanes per
+ *   level; see expand_plain_mrv().
+ *
  * Designs tried and dropped: see README (performance section).
  */
 #define PY_SSIZE_T_CLEAN

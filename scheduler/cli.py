@@ -108,6 +108,8 @@ def problem_options(f):
             click.option("--first", type=click.IntRange(min=1), metavar="N", help="stop at the first N solutions"),
             click.option("--distinct", is_flag=True, help="also count solutions up to symmetry"),
             click.option("--engine", type=click.Choice(["kernel", "reference"]), default="kernel", show_default=True),
+            click.option("--no-memo", is_flag=True,
+                         help="count by visiting every solution (the kernel's counting memo off)"),
             click.option("--split-depth", type=click.IntRange(min=0), metavar="D", help="split at this depth"),
             click.option("--subproblems", type=click.IntRange(min=1), metavar="N", help="split into at least N subproblems"),
             click.option("--budget", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True,
@@ -187,12 +189,19 @@ def _prepare(p: dict[str, Any], workers: int, executor: str, extra: dict[str, An
         "subproblems": p["subproblems"],
         "verify": p["verify"],
         "verify_seed": p["verify_seed"] if p["verify"] else None,
+        **({"memo": False} if p["no_memo"] else {}),
         **(extra or {}),
     }
+    if p["no_memo"] and p["engine"] != "kernel":
+        raise CLIError("--no-memo is an option of the kernel engine")
     try:
         solver = problem.solver(**solver_options(options))
     except ImportError as exc:
         raise CLIError(f"the {p['engine']} engine is not available here: {exc}") from exc
+    except TypeError as exc:
+        if not p["no_memo"]:
+            raise
+        raise CLIError(f"--no-memo: the {problem.kind} model's search has no counting memo") from exc
     ledger = _ledger(p["db"])
     the_plan = plan(solver, workers=workers, split_depth=p["split_depth"], subproblems=p["subproblems"],
                     first=mode == "first")

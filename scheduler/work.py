@@ -55,6 +55,8 @@ def solver_options(options: dict[str, Any]) -> dict[str, Any]:
     kw: dict[str, Any] = {"engine": options.get("engine", "kernel")}
     if options.get("distinct"):
         kw["distinct"] = True
+    if options.get("memo") is False:
+        kw["memo"] = False
     return kw
 
 

@@ -16,6 +16,20 @@ def test_solve_count_json(tc):
     assert data["progress"] == 1.0
 
 
+def test_no_memo_visits_every_solution(tc):
+    def run(*extra):
+        return json.loads(tc("solve", "dominoes-8x8", "--split-depth", "0", "--json", "--workers", "1", *extra).stdout)
+
+    with_memo, without = run(), run("--no-memo")
+    assert with_memo["solutions"] == without["solutions"] == 12_988_816
+    assert without["nodes"] > with_memo["nodes"] * 100  # the memo counts without visiting
+
+
+def test_no_memo_needs_the_kernel(tc):
+    assert "kernel engine" in tc("solve", "dominoes-4x4", "--no-memo", "--engine", "reference", code=2).output
+    assert "no options (memo)" in tc("solve", "crossword-23", "--no-memo", code=2).output
+
+
 def test_solve_distinct_with_tiny_budget(tc):
     out = tc("solve", "pentomino-6x10", "--distinct", "--json", "--budget", "0.02", "--workers", "2").stdout
     data = json.loads(out)
