@@ -43,7 +43,7 @@
  *   PLAIN COVERS (no colors, no multiplicities) skip cnt/color/excluded altogether: a node
  *   is its cov bitset.  MRV there keeps the live options as a bitset per level (or the
  *   list, when the conflict table would not fit) and the live counts as uint16 lanes per
- *   level; see expand_plain_mrv().
+ *   level; the branches are then live & item_bits[i]; see expand_plain_mrv().
  *
  * Designs tried and dropped: see README (performance section).
  */
@@ -87,9 +87,10 @@ typedef struct {
     int32_t n_lanes;
     v16 *opt_lanes, *lanes_fence;
     /* and when the options are few enough (MAX_CONFLICT_BYTES), live options as a bitset:
-     * conflict[o * n_owords ..] = the options sharing an item with o (o included) */
+     * conflict[o * n_owords ..] = the options sharing an item with o (o included), and
+     * item_bits[i * n_owords ..] = the options that use item i */
     int32_t n_owords;
-    word_t *conflict;
+    word_t *conflict, *item_bits;
     /* region rule (n_cells == 0: none) */
     int32_t n_cells, *cell_item, *nb_start, *nb;
     int32_t n_pieces, *piece_size, *piece_item;
@@ -100,7 +101,7 @@ static void Problem_dealloc(Problem *p) {
     free(p->opt_colored); free(p->item_start); free(p->item_opt); free(p->lead_start); free(p->lead_opt); free(p->lo); free(p->hi);
     free(p->counters); free(p->exact_mask); free(p->cell_item); free(p->nb_start);
     free(p->nb); free(p->piece_size); free(p->piece_item); free(p->opt_lanes); free(p->lanes_fence);
-    free(p->conflict);
+    free(p->conflict); free(p->item_bits);
     Py_TYPE(p)->tp_free((PyObject *)p);
 }
 
@@ -279,7 +280,11 @@ static int Problem_init(Problem *p, PyObject *args, PyObject *kw) {
             int32_t OW = (n_opt + 63) / 64;
             if ((uint64_t)n_opt * OW * sizeof(word_t) <= MAX_CONFLICT_BYTES) {
                 p->conflict = calloc((size_t)n_opt * OW + 1, sizeof(word_t));
-                if (!p->conflict) { PyErr_NoMemory(); return -1; }
+                p->item_bits = calloc((size_t)n_items * OW + 1, sizeof(word_t));
+                if (!p->conflict || !p->item_bits) { PyErr_NoMemory(); return -1; }
+                for (int32_t i = 0; i < n_items; i++)
+                    for (int32_t e = p->item_start[i]; e < p->item_start[i + 1]; e++)
+                        p->item_bits[(size_t)i * OW + p->item_opt[e] / 64] |= (word_t)1 << (p->item_opt[e] % 64);
                 for (int32_t o = 0; o < n_opt; o++)
                     for (int32_t k = p->opt_start[o]; k < p->opt_start[o + 1]; k++) {
                         int32_t i = p->opt_item[k];
@@ -888,12 +893,18 @@ static int expand_plain_mrv(Search *s, Level *L, const word_t *cov) {
     L->item = item;
     L->multiplicity = 0;
     if (best == 0) return 0;
-    /* branches: the live options of item, from whichever list is shorter */
+    /* branches: the live options of item (exactly `best` of them), in increasing id: from
+     * the live bitset and the item's option bitset, or from whichever list is shorter */
     if (buf_reserve(&s->arena, best)) return -1;
     int32_t *out = s->arena.v + s->arena.n;
     int32_t nb = 0;
     const int32_t deg = p->item_start[item + 1] - p->item_start[item];
-    if (p->conflict || deg < m) {
+    if (p->conflict) {
+        const int OW = p->n_owords;
+        const word_t *live = s->livebits + (size_t)d * OW, *mine = p->item_bits + (size_t)item * OW;
+        for (int w = 0; w < OW; w++)
+            for (word_t x = live[w] & mine[w]; x; x &= x - 1) out[nb++] = w * 64 + __builtin_ctzll(x);
+    } else if (deg < m) {
         for (int32_t e = p->item_start[item]; e < p->item_start[item + 1]; e++) {
             int32_t o = p->item_opt[e];
             out[nb] = o;
