@@ -57,6 +57,7 @@
 typedef uint64_t word_t;
 typedef unsigned __int128 u128;
 typedef uint16_t v16 __attribute__((vector_size(16)));  /* eight uint16 lanes (GCC/Clang) */
+typedef uint64_t v2w __attribute__((vector_size(16)));  /* the same 16 bytes as two words */
 
 /* items at most for the narrow MRV counts (16-byte lanes per option) */
 #define MAX_LANE_ITEMS 256
@@ -887,9 +888,22 @@ static int expand_plain_mrv(Search *s, Level *L, const word_t *cov) {
     uint16_t best = low[0];
     for (int k = 1; k < 8; k++) best = low[k] < best ? low[k] : best;
     int32_t item = -1;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    {   /* a vector compare per 8 lanes; the first equal lane is the lowest set bit */
+        const v16 want = (v16){0} + best;
+        for (int j = 0; j < NV; j++) {
+            v2w eq = (v2w)(t[j] == want);
+            if (eq[0] | eq[1]) {
+                item = j * 8 + (eq[0] ? __builtin_ctzll(eq[0]) : 64 + __builtin_ctzll(eq[1])) / 16;
+                break;
+            }
+        }
+    }
+#else
     for (int j = 0; j < NV && item < 0; j++)
         for (int k = 0; k < 8; k++)
             if (t[j][k] == best) { item = j * 8 + k; break; }
+#endif
     L->item = item;
     L->multiplicity = 0;
     if (best == 0) return 0;
