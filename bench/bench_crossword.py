@@ -55,22 +55,22 @@ CASES = [
 ]
 
 
-def run_search(pz: Puzzle, engine: str | None) -> tuple[int, str]:
-    res = CrosswordSolver(pz, engine).solve()
+def run_search(pz: Puzzle) -> tuple[int, str]:
+    res = CrosswordSolver(pz).solve()
     return res.count, f"nodes  {res.stats.nodes:>11,}"
 
 
-def run_transfer(pz: Puzzle, engine: str | None) -> tuple[int, str]:
+def run_transfer(pz: Puzzle) -> tuple[int, str]:
     tc = TransferCounter(pz)
     return tc.count(), f"states {tc.max_states:>11,}"
 
 
-def timed(run, pz: Puzzle, engine: str | None, repeat: int) -> tuple[int, str, float]:
+def timed(run, pz: Puzzle, repeat: int) -> tuple[int, str, float]:
     """The count, the size column and the best time of ``repeat`` runs."""
     best = None
     for _ in range(repeat):
         t = time.perf_counter()
-        count, size = run(pz, engine)
+        count, size = run(pz)
         dt = time.perf_counter() - t
         best = dt if best is None else min(best, dt)
     return count, size, best
@@ -78,7 +78,6 @@ def timed(run, pz: Puzzle, engine: str | None, repeat: int) -> tuple[int, str, f
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--engine", default=None, help="search engine: c or python (default: c when built)")
     ap.add_argument("--method", choices=("search", "transfer", "both"), default="both")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--skip-9x9", action="store_true", help="skip the 9x9 and larger count-all cases")
@@ -95,7 +94,7 @@ def main() -> None:
                 print(f"{name:32s} {method:8s} skipped ({long_search}; --long runs it)", flush=True)
                 continue
             big = (name.startswith("all") and "7x7" not in name) or long_search is not None
-            count, size, best = timed(run, pz, args.engine, 1 if big else args.repeat)
+            count, size, best = timed(run, pz, 1 if big else args.repeat)
             if expected is not None and count != expected:
                 raise SystemExit(f"{name}, {method}: counted {count}, expected {expected}")
             print(f"{name:32s} {method:8s} count {count:>12,}  {size}  {best:8.3f} s", flush=True)

@@ -536,9 +536,11 @@ typedef struct {
     /* results */
     u128 count;           /* solutions: 128 bits, since memoised counts grow past 2^64 */
     uint64_t nodes, updates;
+    uint64_t leaves;      /* nodes found to have no branches: solutions and dead ends */
     int overflow;         /* a count passed 2^128 */
     Memo memo;
-    Buf per_depth;        /* nodes per depth */
+    uint64_t *per_depth;  /* nodes per depth (64-bit: one long solve can pass 2^31) */
+    int32_t n_depths, cap_depths;
     Buf solutions;        /* flattened: length, then the options */
     Buf frontier;         /* flattened: length d, d options, then d branching factors */
     int status;
@@ -554,7 +556,7 @@ static double now_seconds(void) {
 static void search_free(Search *s) {
     free(s->lv); free(s->cov); free(s->cnt); free(s->color); free(s->tally); free(s->lanes); free(s->livebits);
     free(s->excluded); free(s->arena.v); free(s->color_undo.v); free(s->cell_seen);
-    free(s->cell_stack); free(s->per_depth.v); free(s->solutions.v); free(s->frontier.v);
+    free(s->cell_stack); free(s->per_depth); free(s->solutions.v); free(s->frontier.v);
     memo_free(&s->memo);
 }
 
@@ -1226,9 +1228,17 @@ static int record_siblings(Search *s) {
 static int count_node(Search *s) {
     s->nodes++;
     int32_t d = s->depth;
-    while (s->per_depth.n <= d)
-        if (buf_push(&s->per_depth, 0)) return -1;
-    s->per_depth.v[d]++;
+    if (d >= s->cap_depths) {
+        int32_t cap = s->cap_depths ? 2 * s->cap_depths : 64;
+        while (cap <= d) cap *= 2;
+        uint64_t *v = realloc(s->per_depth, sizeof(uint64_t) * (size_t)cap);
+        if (!v) return -1;
+        memset(v + s->cap_depths, 0, sizeof(uint64_t) * (size_t)(cap - s->cap_depths));
+        s->per_depth = v;
+        s->cap_depths = cap;
+    }
+    if (d >= s->n_depths) s->n_depths = d + 1;
+    s->per_depth[d]++;
     return 0;
 }
 
@@ -1283,16 +1293,19 @@ static void run(Search *s) {
                     L->n_branch = 0;
                     if (s->max_depth >= 0) {
                         if (record_path(s, &s->frontier, s->depth, -1, 1)) goto oom;
-                    } else if (r == 1) {
-                        s->count += 1;
-                        if (s->enumerate && record_path(s, &s->solutions, s->depth, -1, 0)) goto oom;
-                        if (s->limit >= 0 && s->count >= (u128)s->limit) {
-                            s->status = ST_LIMIT;
-                            if (s->depth > s->base) {
-                                ascend(s);
-                                if (record_siblings(s)) goto oom;
+                    } else {
+                        s->leaves++;
+                        if (r == 1) {
+                            s->count += 1;
+                            if (s->enumerate && record_path(s, &s->solutions, s->depth, -1, 0)) goto oom;
+                            if (s->limit >= 0 && s->count >= (u128)s->limit) {
+                                s->status = ST_LIMIT;
+                                if (s->depth > s->base) {
+                                    ascend(s);
+                                    if (record_siblings(s)) goto oom;
+                                }
+                                return;
                             }
-                            return;
                         }
                     }
                 }
@@ -1372,8 +1385,8 @@ static PyObject *records_to_list(const Buf *b, int with_factors) {
 
 /*
  * solve(problem, path, enumerate, limit, node_budget, seconds, max_depth)
- *   -> (status, count, solutions | None, frontier [(path, factors)], nodes, updates,
- *       nodes_per_depth, path_factors, seconds)
+ *   -> (status, count, solutions | None, frontier [(path, factors)], nodes, leaves,
+ *       updates, nodes_per_depth, path_factors, seconds, memo_hits)
  * limit / node_budget / max_depth: -1 for none; seconds: negative for none.
  */
 static PyObject *kernel_solve(PyObject *self, PyObject *args) {
@@ -1449,15 +1462,16 @@ static PyObject *kernel_solve(PyObject *self, PyObject *args) {
     } else {
         PyObject *sols = s.enumerate ? records_to_list(&s.solutions, 0) : (Py_INCREF(Py_None), Py_None);
         PyObject *front = records_to_list(&s.frontier, 1);
-        PyObject *per = PyList_New(s.per_depth.n);
+        PyObject *per = PyList_New(s.n_depths);
         PyObject *fac = PyTuple_New(n_path);
         if (sols && front && per && fac) {
-            for (int64_t k = 0; k < s.per_depth.n; k++) PyList_SET_ITEM(per, k, PyLong_FromLong(s.per_depth.v[k]));
+            for (int32_t k = 0; k < s.n_depths; k++) PyList_SET_ITEM(per, k, PyLong_FromUnsignedLongLong(s.per_depth[k]));
             for (Py_ssize_t k = 0; k < n_path; k++) PyTuple_SET_ITEM(fac, k, PyLong_FromLong(s.lv[k].n_branch));
             PyObject *count = u128_to_long(s.count);
             if (count)
-                result = Py_BuildValue("iNOOKKOOdK", s.status, count, sols, front,
-                                       (unsigned long long)s.nodes, (unsigned long long)s.updates,
+                result = Py_BuildValue("iNOOKKKOOdK", s.status, count, sols, front,
+                                       (unsigned long long)s.nodes, (unsigned long long)s.leaves,
+                                       (unsigned long long)s.updates,
                                        per, fac, elapsed, (unsigned long long)s.memo.hits);
         }
         Py_XDECREF(sols);

@@ -90,7 +90,7 @@ class KernelSolver(Solver):
     ) -> SolveResult:
         path = tuple(int(k) for k in path)
         memo_bytes = DEFAULT_MEMO_BYTES if self.memo is True else int(self.memo or 0)
-        (status, count, solutions, frontier, nodes, updates, per_depth, factors, elapsed,
+        (status, count, solutions, frontier, nodes, leaves, updates, per_depth, factors, elapsed,
          self.memo_hits) = _kernel.solve(
             self._problem,
             list(path),
@@ -108,7 +108,8 @@ class KernelSolver(Solver):
             path=path,
             weight=Fraction(1, math.prod(factors)) if factors else Fraction(1),
             count=count,
-            stats=Stats(nodes=nodes, solutions=count, updates=updates, seconds=elapsed, nodes_per_depth=per_depth),
+            stats=Stats(nodes=nodes, leaves=leaves, solutions=count, updates=updates, seconds=elapsed,
+                        nodes_per_depth=per_depth),
             frontier=[Subpath(p, Fraction(1, math.prod(f)) if f else Fraction(1)) for p, f in frontier],
             solutions=solutions,
             stopped_by=_STOPPED[status],

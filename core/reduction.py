@@ -313,7 +313,7 @@ class ReductionSolver(Solver):
         cur = list(path)
         frontier: list[Subpath] = []
         found: list[Path] = []
-        count = nodes = updates = 0
+        count = nodes = updates = leaves = 0
         stopped: str | None = None
         deadline = None if seconds is None else started + seconds
         choices, effects, ids = self._choices, self._effects, self._ids
@@ -340,8 +340,9 @@ class ReductionSolver(Solver):
                 if max_depth is not None and (depth >= max_depth or node_dom is None or not node_free):
                     frontier.append(Subpath(tuple(cur), Fraction(1, node_denom)))
                 elif node_dom is None:
-                    pass  # a tile with no value left: dead end
+                    leaves += 1  # a tile with no value left: dead end
                 elif not node_free:
+                    leaves += 1
                     count += 1
                     if enumerate:
                         found.append(tuple(cur))
@@ -376,7 +377,7 @@ class ReductionSolver(Solver):
                 prefix = tuple(cur[: frame[6]])
                 w = Fraction(1, frame[5])
                 frontier.extend(Subpath(prefix + (k,), w) for k in frame[1][frame[2]:])
-        stats.nodes, stats.solutions, stats.updates = nodes, count, updates
+        stats.nodes, stats.leaves, stats.solutions, stats.updates = nodes, leaves, count, updates
         stats.seconds = time.perf_counter() - started
         return SolveResult(
             path=path,

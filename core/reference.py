@@ -249,6 +249,8 @@ class ReferenceSolver(Solver):
             return
         kind, item, options = self._branches()
         if kind != "branch":
+            if self._max_depth is None:
+                self.stats.leaves += 1
             if self._max_depth is not None:
                 self._frontier.append(Subpath(tuple(path), weight))
             elif kind == "solution":

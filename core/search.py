@@ -37,10 +37,13 @@ class Subpath:
 
 @dataclass
 class Stats:
-    """What a search did: nodes entered, solutions found, compatibility tests made
-    (``updates``, a machine-independent cost like Knuth's mems), nodes per depth, seconds."""
+    """What a search did: nodes entered, leaves (nodes found to have no children: the
+    solutions and the dead ends reached; not a memo hit, nor a node left unexpanded by a
+    budget or a split), solutions found, compatibility tests made (``updates``, a
+    machine-independent cost like Knuth's mems), nodes per depth, seconds."""
 
     nodes: int = 0
+    leaves: int = 0
     solutions: int = 0
     updates: int = 0
     seconds: float = 0.0
@@ -48,6 +51,7 @@ class Stats:
 
     def add(self, other: "Stats") -> None:
         self.nodes += other.nodes
+        self.leaves += other.leaves
         self.solutions += other.solutions
         self.updates += other.updates
         self.seconds += other.seconds
@@ -59,6 +63,7 @@ class Stats:
     def to_json(self) -> dict:
         return {
             "nodes": self.nodes,
+            "leaves": self.leaves,
             "solutions": self.solutions,
             "updates": self.updates,
             "seconds": round(self.seconds, 6),

@@ -340,6 +340,8 @@ def _headline(s: dict[str, Any]) -> str:
 def _print_stats(s: dict[str, Any]) -> None:
     st = s.get("stats") or {}
     click.echo(f"nodes            {st.get('nodes', s['nodes']):,}")
+    if "leaves" in st:  # (runs recorded before leaves were counted have none)
+        click.echo(f"leaves           {st['leaves']:,} (solutions and dead ends reached)")
     click.echo(f"solutions        {s['solutions']:,}")
     click.echo(f"updates          {st.get('updates', 0):,}")
     click.echo(f"nodes per depth  {' '.join(str(n) for n in st.get('nodes_per_depth', []))}")

@@ -411,6 +411,7 @@ def close_run(ledger: Ledger, run_id: int) -> bool:
 def _stats_of(data: dict[str, Any]) -> Stats:
     return Stats(
         nodes=int(data.get("nodes", 0)),
+        leaves=int(data.get("leaves", 0)),
         solutions=int(data.get("solutions", 0)),
         updates=int(data.get("updates", 0)),
         seconds=float(data.get("seconds", 0.0)),

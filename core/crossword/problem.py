@@ -13,8 +13,9 @@ from .render import grid_svg, grid_text, summarise_grids
 from .rules import violation
 from .search import CrosswordSolver
 
-#: Problem.solver(engine=...) names -> CrosswordSolver engines (None: C when built)
-ENGINES = {"kernel": None, "c": "c", "reference": "python", "python": "python"}
+#: the engine names Problem.solver() accepts: the crossword search is one Python search
+#: (it is its own reference; core/crossword/transfer.py counts the same grids another way)
+ENGINES = ("kernel", "reference", "python")
 
 
 class CrosswordProblem(Problem):
@@ -32,17 +33,14 @@ class CrosswordProblem(Problem):
             raise ProblemError(f"unknown engine {engine!r} ({', '.join(ENGINES)})")
         if options:
             raise ProblemError(f"the crossword search takes no options ({', '.join(options)})")
-        try:
-            return CrosswordSolver(self.puzzle, ENGINES[engine])
-        except ValueError as exc:
-            raise ProblemError(str(exc)) from None
+        return CrosswordSolver(self.puzzle)
 
     def grid(self, solution: Path | Grid) -> Grid:
         """The grid of a solution path (or the grid itself)."""
         if isinstance(solution, Grid):
             return solution
         if self._solver is None:
-            self._solver = CrosswordSolver(self.puzzle, "python")
+            self._solver = CrosswordSolver(self.puzzle)
         return self._solver.grid(tuple(solution))
 
     def verify(self, solution: Path | Grid) -> bool:

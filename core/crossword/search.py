@@ -38,11 +38,6 @@ from . import symmetry as sym
 from .grid import Grid
 from .puzzle import Puzzle
 
-try:  # the compiled search, when built
-    from .. import _crossword as _c  # type: ignore[attr-defined]
-except ImportError:  # pragma: no cover - depends on the build
-    _c = None
-
 UNKNOWN, WHITE, BLACK = 0, 1, 2
 LABEL_NAMES = ("black", "white", "across", "down", "across+down")
 
@@ -276,22 +271,11 @@ class _State:
 
 
 class CrosswordSolver(Solver):
-    """The :class:`Solver` of a :class:`Puzzle` (see the module text for the tree).
+    """The :class:`Solver` of a :class:`Puzzle` (see the module text for the tree)."""
 
-    ``engine="c"`` uses the compiled search for whole subtrees (the default when it is
-    built), ``engine="python"`` this module alone; both walk the same tree.
-    """
-
-    def __init__(self, puzzle: Puzzle, engine: str | None = None):
+    def __init__(self, puzzle: Puzzle):
         self.puzzle = puzzle
         self.orbit = sym.orbits(puzzle.symmetry, puzzle.rows, puzzle.cols)
-        if engine is None:
-            engine = "c" if _c is not None else "python"
-        if engine not in ("c", "python"):
-            raise ValueError(f"unknown crossword engine {engine!r} (c, python)")
-        if engine == "c" and _c is None:
-            raise ValueError("the C crossword search is not built")
-        self.engine = engine
 
     # -- replay -------------------------------------------------------------------
     def _replay(self, path: Sequence[int]) -> tuple[_State, int, list[int], list[int]]:
@@ -366,7 +350,7 @@ class CrosswordSolver(Solver):
             den *= f
         weight = Fraction(1, den)
         stats = Stats()
-        run = _Run(st, stats, enumerate, limit, node_budget, seconds, max_depth, t0, self._c_args())
+        run = _Run(st, stats, enumerate, limit, node_budget, seconds, max_depth, t0)
         stopped_by = None
         frontier: list[Subpath] = []
         try:
@@ -384,21 +368,11 @@ class CrosswordSolver(Solver):
             solutions=run.solutions if enumerate else None, stopped_by=stopped_by,
         )
 
-    def _c_args(self) -> tuple | None:
-        if self.engine != "c":
-            return None
-        pz = self.puzzle
-        return (
-            pz.rows, pz.cols, max(pz.rules.min_word, 2), pz.rules.checked, pz.rules.no_black_lines,
-            pz.rules.connected, pz.clues if pz.clues is not None else None,
-            tuple(q for orb in self.orbit for q in (len(orb), *orb)),
-        )
-
 
 class _Run:
     """One call of :meth:`CrosswordSolver.solve`: counters, limits and the recursion."""
 
-    def __init__(self, st, stats, enumerate, limit, node_budget, seconds, max_depth, t0, c_args):
+    def __init__(self, st, stats, enumerate, limit, node_budget, seconds, max_depth, t0):
         self.st = st
         self.stats = stats
         self.enumerate = enumerate
@@ -406,7 +380,6 @@ class _Run:
         self.node_budget = node_budget
         self.deadline = t0 + seconds if seconds is not None else None
         self.max_depth = max_depth
-        self.c_args = c_args
         self.count = 0
         self.expanded = 0
         self.solutions: list[Path] = []
@@ -431,6 +404,7 @@ class _Run:
             return
         if leaf:
             self._visit(depth)
+            self.stats.leaves += 1
             if p == st.n and st.is_solution():
                 self.count += 1
                 if self.enumerate:

@@ -163,6 +163,8 @@ class DistinctSolver(Solver):
                 out.frontier = [Subpath((), Fraction(1))]
                 return out
             out.stats.nodes += 1
+            if n == 0 and max_depth is None:
+                out.stats.leaves += 1  # no piece placement at all: the root is a dead end
             todo = [(c, ()) for c in range(n)]
         inner_depth = None if max_depth is None else max_depth - 1
         for c, rest in todo:

@@ -42,13 +42,13 @@ KNOWN = [n for n, r in LIBRARY.items() if r["expected_grids"].strip()]
 @pytest.mark.parametrize("n", KNOWN)
 def test_library_known_counts(n):
     expected = int(LIBRARY[n]["expected_grids"])
-    assert CrosswordSolver(puzzle_of(n), "python").count() == expected
+    assert CrosswordSolver(puzzle_of(n)).count() == expected
 
 
 @pytest.mark.parametrize("n", [n for n in FOUND if n not in SLOW_ENTRIES])
 def test_library_found_counts(n):
     pz = puzzle_of(n)
-    res = CrosswordSolver(pz, "python").solve(enumerate=True)
+    res = CrosswordSolver(pz).solve(enumerate=True)
     assert res.count == FOUND[n]
     prob = problem(f'kind = "crossword"\nrows = {pz.rows}\ncols = {pz.cols}\nclues = "{pz.clues}"\n'
                    f'symmetry = "{pz.symmetry}"\nstart = {pz.start}\n')
@@ -58,12 +58,12 @@ def test_library_found_counts(n):
 @pytest.mark.slow
 @pytest.mark.parametrize("n", sorted(SLOW_ENTRIES))
 def test_library_found_counts_slow(n):
-    assert CrosswordSolver(puzzle_of(n), "python").count() == FOUND[n]
+    assert CrosswordSolver(puzzle_of(n)).count() == FOUND[n]
 
 
 def test_entry_23_is_the_published_grid_uniquely():
     pz = puzzle_of(23)
-    solver = CrosswordSolver(pz, "python")
+    solver = CrosswordSolver(pz)
     [sol] = solver.first(5)
     g = solver.grid(sol)
     assert g.clue_string() == pz.clues and violation(g, pz.rules) is None
@@ -92,7 +92,7 @@ SEARCH_TOO_LONG = {(11, 11, "rotational")}  # 35 minutes: counted by hand, see t
 @pytest.mark.parametrize("key", sorted(set(ALL_GRID_COUNTS) - SEARCH_TOO_LONG), ids=lambda k: f"{k[0]}x{k[1]}-{k[2]}")
 def test_all_grid_counts(key):
     R, C, kind = key
-    assert CrosswordSolver(Puzzle.build(R, C, symmetry=kind), "python").count() == ALL_GRID_COUNTS[key]
+    assert CrosswordSolver(Puzzle.build(R, C, symmetry=kind)).count() == ALL_GRID_COUNTS[key]
 
 
 # -- the search contract ------------------------------------------------------------------
@@ -107,18 +107,21 @@ CONTRACT = [
 
 @pytest.mark.parametrize("pz", CONTRACT, ids=lambda p: p.describe())
 def test_split_sums_to_whole(pz):
-    solver = CrosswordSolver(pz, "python")
-    total = solver.count()
+    solver = CrosswordSolver(pz)
+    whole = solver.solve()
+    total = whole.count
+    assert total <= whole.stats.leaves <= whole.stats.nodes
     for depth in (1, 2, 3, 5):
         frontier = solver.split(depth)
         assert sum(s.weight for s in frontier) == 1
         assert sum(solver.count(s.path) for s in frontier) == total
+        assert sum(solver.solve(s.path).stats.leaves for s in frontier) == whole.stats.leaves
         assert all(len(s.path) <= depth for s in frontier)
 
 
 @pytest.mark.parametrize("pz", CONTRACT, ids=lambda p: p.describe())
 def test_budget_continuation_sums_to_whole(pz):
-    solver = CrosswordSolver(pz, "python")
+    solver = CrosswordSolver(pz)
     whole = solver.solve(enumerate=True)
     pending = [()]
     count, done, sols = 0, Fraction(0), []
@@ -135,7 +138,7 @@ def test_budget_continuation_sums_to_whole(pz):
 
 
 def test_limit_and_lazy_solutions():
-    solver = CrosswordSolver(puzzle_of(53), "python")
+    solver = CrosswordSolver(puzzle_of(53))
     first = solver.first(10)
     assert len(first) == 10
     assert list(solver.solutions(batch=100)) == solver.solve(enumerate=True).solutions
@@ -143,7 +146,7 @@ def test_limit_and_lazy_solutions():
 
 
 def test_bad_paths():
-    solver = CrosswordSolver(puzzle_of(39), "python")
+    solver = CrosswordSolver(puzzle_of(39))
     with pytest.raises(PathError):
         solver.solve((9,))
     [sol] = solver.first(1)
@@ -177,7 +180,7 @@ def test_round_trip_random_grids(kind):
         g = random_grid(R, C, kind, rng)
         assert violation(g, Rules()) is None and sym.has_symmetry(g.black, R, C, kind)
         pz = Puzzle.build(R, C, symmetry=kind, clues=g.clue_string(), start=g.first_square())
-        solver = CrosswordSolver(pz, "python")
+        solver = CrosswordSolver(pz)
         path = solver.path_of(g)
         assert path is not None and solver.grid(path) == g
         assert solver.solve(path).count == 1

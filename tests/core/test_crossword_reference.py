@@ -208,7 +208,7 @@ def _check_against_brute_force(R, C, kind):
         rules = Rules(mw, checked, connected, nbl)
         # counting every grid
         total = sum(counter.values())
-        got = CrosswordSolver(Puzzle.build(R, C, rules=rules, symmetry=kind), "python").count()
+        got = CrosswordSolver(Puzzle.build(R, C, rules=rules, symmetry=kind)).count()
         assert got == total, (R, C, kind, rules)
         # rebuilding: every clue string with a start, and without one
         by_clues = Counter()
@@ -220,12 +220,12 @@ def _check_against_brute_force(R, C, kind):
             n = counter[clues, first]
             if first:
                 pz = Puzzle.build(R, C, rules=rules, symmetry=kind, clues=clues, start=first)
-                assert CrosswordSolver(pz, "python").count() == n, (R, C, kind, rules, clues, first)
+                assert CrosswordSolver(pz).count() == n, (R, C, kind, rules, clues, first)
         common = [key for key, _ in by_clues.most_common()]
         for clues in common[:5] + common[-3:]:
             n = by_clues[clues]
             pz = Puzzle.build(R, C, rules=rules, symmetry=kind, clues=clues)
-            assert CrosswordSolver(pz, "python").count() == n, (R, C, kind, rules, clues)
+            assert CrosswordSolver(pz).count() == n, (R, C, kind, rules, clues)
 
 
 @pytest.mark.parametrize("R,C,kind", SIZES)

@@ -160,7 +160,7 @@ def test_agrees_with_search(R, C, kind, rules, data):
     g = Grid(R, C, tuple(black))
     start = g.first_square() if data.draw(st.booleans()) and g.first_square() and all(black[:g.first_square() - 1]) else None
     pz = Puzzle.build(R, C, rules=rules, symmetry=kind, clues=g.clue_string(), start=start)
-    assert count(pz) == CrosswordSolver(pz, "python").count()
+    assert count(pz) == CrosswordSolver(pz).count()
 
 
 def subtree_fixed(solver: CrosswordSolver, path) -> list[bool | None]:
@@ -174,7 +174,7 @@ def subtree_fixed(solver: CrosswordSolver, path) -> list[bool | None]:
 def test_subtrees_of_the_search(n, depth):
     """Each subtree of a split search, counted by both methods."""
     pz = puzzle_of(n)
-    solver = CrosswordSolver(pz, "python")
+    solver = CrosswordSolver(pz)
     frontier = solver.split(depth)
     assert len(frontier) > 3
     total = 0
@@ -191,7 +191,7 @@ def test_numbered_squares_from_gridnums():
     nums = {n.row * 9 + n.col for n in g.numbering()}
     pz = Puzzle.build(9, 9, symmetry="left-right", clues=g.clue_string(),
                       numbered=tuple(q in nums for q in range(81)))
-    assert count(pz) == CrosswordSolver(pz, "python").count() >= 1
+    assert count(pz) == CrosswordSolver(pz).count() >= 1
 
 
 # -- the seed's library ---------------------------------------------------------------------------

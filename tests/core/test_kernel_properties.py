@@ -69,6 +69,8 @@ def test_kernel_equals_reference_equals_brute_force(ec, heuristic):
     assert k.solutions == r.solutions  # same tree: same solutions in the same order
     assert k.stats.nodes == r.stats.nodes
     assert k.stats.nodes_per_depth == r.stats.nodes_per_depth
+    assert k.stats.leaves == r.stats.leaves
+    assert k.count <= k.stats.leaves <= k.stats.nodes  # every solution is a leaf (no memo here)
     sols = [tuple(sorted(s)) for s in k.solutions]
     assert len(set(sols)) == len(sols), "a solution was found twice"
     assert set(sols) == brute_force(ec)
@@ -84,6 +86,8 @@ def test_split_partitions_the_tree(ec, heuristic, depth):
     assert sum(s.weight for s in frontier) == 1
     assert all(len(s.path) <= depth for s in frontier)
     assert sum(kernel.count(s.path) for s in frontier) == kernel.count()
+    # the leaves are all below the split: the subproblems find each exactly once
+    assert sum(kernel.solve(s.path).stats.leaves for s in frontier) == kernel.solve().stats.leaves
     # splitting a subproblem again partitions it too
     for sub in frontier[:3]:
         deeper = kernel.split(depth + 2, sub.path)
@@ -95,17 +99,19 @@ def test_split_partitions_the_tree(ec, heuristic, depth):
 @given(exact_covers(), st.sampled_from(HEURISTICS), st.integers(1, 4))
 def test_budget_continuation_sums_to_the_whole(ec, heuristic, budget):
     for solver in solvers(ec, heuristic):
-        total, done_weight, pending, rounds = 0, Fraction(0), [()], 0
+        total, leaves, done_weight, pending, rounds = 0, 0, Fraction(0), [()], 0
         while pending:
             path = pending.pop()
             result = solver.solve(path, node_budget=budget)
             total += result.count
+            leaves += result.stats.leaves
             done_weight += result.weight_done
             assert result.weight_done + sum(s.weight for s in result.frontier) == result.weight
             pending.extend(s.path for s in result.frontier)
             rounds += 1
             assert rounds < 10_000
         assert total == solver.count()
+        assert leaves == solver.solve().stats.leaves
         assert done_weight == 1
 
 

@@ -69,6 +69,9 @@ def test_split_partitions_the_tree(queens8, depth):
     assert sum(s.weight for s in frontier) == 1
     assert all(len(s.path) <= depth for s in frontier)
     assert sum(queens8.count(s.path) for s in frontier) == 92
+    whole = queens8.solve().stats
+    assert 92 <= whole.leaves < whole.nodes
+    assert sum(queens8.solve(s.path).stats.leaves for s in frontier) == whole.leaves
 
 
 def test_budget_frontier_loses_nothing(queens8):

@@ -42,7 +42,7 @@ def test_solve_distinct_with_tiny_budget(tc):
 def test_solve_all_first_and_stats(tc):
     out = tc("solve", "dominoes-4x5", "--all", "--limit", "2", "--stats").stdout
     assert out.count("solution ") == 2 and "95 solutions" in out
-    assert "nodes per depth" in out and "updates" in out
+    assert "nodes per depth" in out and "updates" in out and "leaves" in out
     data = json.loads(tc("solve", "dominoes-4x5", "--first", "3", "--json").stdout)
     problem = load("dominoes-4x5")
     assert data["solutions"] == 3 and len(data["listing"]) == 3
