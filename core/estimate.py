@@ -39,10 +39,14 @@ class Estimate:
     solutions: Band
     seconds: Band
     nodes_per_second: float
+    #: walks that ended in a solution: with none, the solutions band (0..0) says nothing
+    #: (solutions rarer than about 3 walks in ``samples``, by the rule of three)
+    solutions_reached: int = 0
 
     def to_json(self) -> dict:
         return {
             "samples": self.samples,
+            "solutions_reached": self.solutions_reached,
             "nodes": self.nodes.to_json(),
             "solutions": self.solutions.to_json(),
             "seconds": self.seconds.to_json(),
@@ -106,4 +110,5 @@ def estimate(
     nodes = _band(node_samples)
     rate = rate if rate is not None else node_rate(solver, path)
     seconds = Band(nodes.value / rate, nodes.low / rate, nodes.high / rate)
-    return Estimate(len(node_samples), nodes, _band(solution_samples), seconds, rate)
+    reached = sum(1 for s in solution_samples if s)
+    return Estimate(len(node_samples), nodes, _band(solution_samples), seconds, rate, reached)

@@ -226,7 +226,7 @@ def estimate_line(est) -> str:
 
     source = "exact: searched in full while timing" if est.samples == 0 else f"from {est.samples:,} random paths"
     solutions = banded(est.solutions, "solutions")
-    if est.samples and est.solutions.high == 0:
+    if est.samples and not est.solutions_reached:
         solutions += " (no random path reached one)"
     return (f"estimate: {banded(est.nodes, 'nodes')}, {solutions}, "
             f"{banded(est.seconds, 's', '{:,.1f}')} on one core here; {source}")
@@ -779,7 +779,11 @@ def estimate(name_or_file, kind, samples, max_seconds, seed, distinct, engine, a
 
     click.echo(f"{problem.name}: estimate from {est.samples:,} random paths")
     click.echo(f"nodes      {band(est.nodes)}")
-    click.echo(f"solutions  {band(est.solutions)}")
+    if est.solutions_reached:
+        click.echo(f"solutions  {band(est.solutions)}  ({est.solutions_reached:,} paths reached one)")
+    else:  # a band of 0 .. 0 would claim a certainty the sample does not have
+        click.echo(f"solutions  not estimated: none of the {est.samples:,} random paths reached one "
+                   f"(so, at 95%, fewer than 1 in {max(1, est.samples // 3):,} does); more --samples")
     click.echo(f"time       {band(est.seconds, '{:,.1f} s')} on one core at {est.nodes_per_second:,.0f} nodes/s")
 
 

@@ -27,6 +27,9 @@ def test_truth_lies_in_the_band(n, seed):
     assert est.nodes.low <= truth.stats.nodes <= est.nodes.high
     assert est.solutions.low <= truth.count <= est.solutions.high
     assert est.seconds.value == pytest.approx(est.nodes.value / 1e6)
+    # the walks that ended in a solution, counted again by walking the same seed
+    rng = random.Random(seed)
+    assert est.solutions_reached == sum(1 for _ in range(1500) if random_path(solver, rng)[1]) > 0
 
 
 def test_the_estimator_is_exact_on_a_uniform_tree():

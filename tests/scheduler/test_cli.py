@@ -111,12 +111,14 @@ def test_cancel_and_resume_a_local_run(tc, sqlite_url):
 def test_estimate_brackets_the_true_size(tc):
     truth = json.loads(tc("solve", "examples/queens8.dlx", "--json", "--workers", "1", "--stats").stdout)
     data = json.loads(tc("estimate", "examples/queens8.dlx", "--samples", "2000", "--seed", "3", "--json").stdout)
-    assert data["samples"] == 2000
+    assert data["samples"] == 2000 and 0 < data["solutions_reached"] < 2000
     assert data["solutions"]["low"] <= 92 <= data["solutions"]["high"]
     assert data["nodes"]["estimate"] > 0 and data["seconds"]["estimate"] > 0
     assert truth["solutions"] == 92
     text = tc("estimate", "pentomino-6x10", "--samples", "20").stdout
     assert "nodes" in text and "95%" in text
+    # the 20 walks of seed 0 reach none of the 6x10's solutions: no band of 0 .. 0 then
+    assert "solutions  not estimated: none of the 20 random paths reached one" in text
     tc("estimate", "no-such-problem", code=2)
 
 
