@@ -227,7 +227,7 @@ def estimate_line(est) -> str:
     source = "exact: searched in full while timing" if est.samples == 0 else f"from {est.samples:,} random paths"
     solutions = banded(est.solutions, "solutions")
     if est.samples and not est.solutions_reached:
-        solutions += " (no random path reached one)"
+        solutions = "solutions not estimated (no random path reached one)"
     return (f"estimate: {banded(est.nodes, 'nodes')}, {solutions}, "
             f"{banded(est.seconds, 's', '{:,.1f}')} on one core here; {source}")
 
