@@ -249,11 +249,11 @@ class ReferenceSolver(Solver):
             return
         kind, item, options = self._branches()
         if kind != "branch":
-            if self._max_depth is None:
-                self.stats.leaves += 1
-            if self._max_depth is not None:
+            if self._max_depth is not None:  # a leaf above the split: its own subproblem
                 self._frontier.append(Subpath(tuple(path), weight))
-            elif kind == "solution":
+                return
+            self.stats.leaves += 1
+            if kind == "solution":
                 self._count += 1
                 if self._enumerate:
                     self._found.append(tuple(k for k in path if k < self.ec.n_options))
