@@ -7,6 +7,11 @@ setup(
             "core._kernel",
             sources=["core/_kernel.c"],
             extra_compile_args=["-O3", "-std=c11", "-Wall", "-Wextra"],
-        )
+        ),
+        Extension(
+            "core._frontier",
+            sources=["core/_frontier.c"],
+            extra_compile_args=["-O3", "-std=c11", "-Wall", "-Wextra"],
+        ),
     ]
 )

@@ -4,7 +4,8 @@
     .venv/bin/python bench/bench_kernel.py --problems soma,pentomino-6x10 --solvers kernel,xcover
     .venv/bin/python bench/bench_kernel.py --timeout 30 --files my.dlx
 
-Solvers: ``kernel`` (our C kernel, count), ``reference`` (our pure-Python reference),
+Solvers: ``kernel`` (our C kernel, count), ``levels`` (the kernel counting level by level,
+``KernelSolver(levels=True)``: core/frontier.py; plain covers of at most 128 items), ``reference`` (our pure-Python reference),
 ``naive`` (a plain Python backtracker: first uncovered item, try its options),
 ``bitboard`` (bench/bitboard.c, the textbook special-purpose packing counter: the board in
 one 64-bit word, pieces as a bit mask, fill the first empty cell; only for problems of at
@@ -28,7 +29,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-SOLVERS = ["kernel", "reference", "naive", "bitboard", "xcover", "exact-cover"]
+SOLVERS = ["kernel", "levels", "reference", "naive", "bitboard", "xcover", "exact-cover"]
 
 
 # ---------------------------------------------------------------------------- the solvers
@@ -105,6 +106,14 @@ def prepare(solver: str, ec):
         from core.kernel import KernelSolver
 
         s = KernelSolver(ec)
+        return s.count
+    if solver == "levels":
+        from core.frontier import accepts
+        from core.kernel import KernelSolver
+
+        if not accepts(ec):
+            return None
+        s = KernelSolver(ec, levels=True)
         return s.count
     if solver == "reference":
         from core.reference import ReferenceSolver

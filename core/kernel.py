@@ -7,11 +7,13 @@ integer arrays ``core/_kernel.c`` reads (see the data layout comment there), the
 from __future__ import annotations
 
 import math
+import time
 from fractions import Fraction
 from typing import Sequence
 
 from . import _kernel
 from .exact_cover import ExactCover
+from .frontier import LevelCounter, accepts
 from .pruning import RegionRule
 from .search import SolveResult, Solver, Stats, Subpath
 
@@ -64,6 +66,7 @@ class KernelSolver(Solver):
         heuristic: str = "mrv",
         region: RegionRule | None = None,
         memo: bool | int = True,
+        levels: bool = False,
     ):
         self.ec = ec
         self.heuristic = heuristic
@@ -72,11 +75,22 @@ class KernelSolver(Solver):
         #: False for none.  Used only when counting a problem without colors or
         #: multiplicities (where the covered items are the whole state).
         self.memo = memo
+        #: count level by level (core/frontier.py) where the cover allows it: a plain cover
+        #: of at most 128 items, counted whole (no budget, split or limit); the search
+        #: takes over when the level count's memory (the memo cap) runs out
+        self.levels = levels
+        if levels and not accepts(ec):
+            raise ValueError("counting by levels needs a plain exact cover (no colors or multiplicities) "
+                             f"of at most 128 items; this one has {ec.n_items} items"
+                             + ("" if ec.n_items <= 128 else " (more than 128)"))
         self._problem = compile_problem(ec, heuristic, region)
         self.memo_hits = 0
+        #: how the last solve() counted: "search" or "levels" (core/frontier.py)
+        self.counted_by = "search"
+        self._levels: LevelCounter | None = None
 
     def __reduce__(self):  # picklable for process pools: rebuilt from the exact cover
-        return (KernelSolver, (self.ec, self.heuristic, self.region, self.memo))
+        return (KernelSolver, (self.ec, self.heuristic, self.region, self.memo, self.levels))
 
     def solve(
         self,
@@ -90,6 +104,12 @@ class KernelSolver(Solver):
     ) -> SolveResult:
         path = tuple(int(k) for k in path)
         memo_bytes = DEFAULT_MEMO_BYTES if self.memo is True else int(self.memo or 0)
+        self.counted_by = "search"
+        # a time budget does not cut a level count (it has no frontier to hand back)
+        if self.levels and not enumerate and limit is None and node_budget is None and max_depth is None:
+            by_levels = self._count_by_levels(path, memo_bytes or DEFAULT_MEMO_BYTES)
+            if by_levels is not None:
+                return by_levels
         (status, count, solutions, frontier, nodes, leaves, updates, per_depth, factors, elapsed,
          self.memo_hits) = _kernel.solve(
             self._problem,
@@ -113,4 +133,27 @@ class KernelSolver(Solver):
             frontier=[Subpath(p, Fraction(1, math.prod(f)) if f else Fraction(1)) for p, f in frontier],
             solutions=solutions,
             stopped_by=_STOPPED[status],
+        )
+
+    def _count_by_levels(self, path: tuple[int, ...], memo_bytes: int) -> SolveResult | None:
+        """Count below ``path`` level by level (core/frontier.py), or None when its memory
+        cap runs out first."""
+        started = time.perf_counter()
+        # replay the path (an illegal one raises PathError, as a search would) for its weight
+        factors = _kernel.solve(self._problem, list(path), False, -1, -1, -1.0, len(path), 0)[8]
+        if self._levels is None:
+            self._levels = LevelCounter(self.ec)
+        covered = [i for k in path for i, _ in self.ec.options[k]]
+        done = self._levels.count(covered, max_bytes=memo_bytes)
+        if done is None:
+            return None
+        self.counted_by = "levels"
+        return SolveResult(
+            path=path,
+            weight=Fraction(1, math.prod(factors)) if factors else Fraction(1),
+            count=done.count,
+            stats=Stats(nodes=done.states, leaves=done.leaves, solutions=done.count, updates=done.updates,
+                        seconds=time.perf_counter() - started, nodes_per_depth=[0] * len(path)),
+            frontier=[],
+            solutions=None,
         )

@@ -110,6 +110,9 @@ def problem_options(f):
             click.option("--engine", type=click.Choice(["kernel", "reference"]), default="kernel", show_default=True),
             click.option("--no-memo", is_flag=True,
                          help="count by visiting every solution (the kernel's counting memo off)"),
+            click.option("--by-levels", is_flag=True,
+                         help="count level by level over frontier states instead of searching "
+                              "(plain covers of at most 128 items; see README)"),
             click.option("--split-depth", type=click.IntRange(min=0), metavar="D", help="split at this depth"),
             click.option("--subproblems", type=click.IntRange(min=1), metavar="N", help="split into at least N subproblems"),
             click.option("--budget", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True,
@@ -190,20 +193,31 @@ def _prepare(p: dict[str, Any], workers: int, executor: str, extra: dict[str, An
         "verify": p["verify"],
         "verify_seed": p["verify_seed"] if p["verify"] else None,
         **({"memo": False} if p["no_memo"] else {}),
+        **({"levels": True} if p["by_levels"] else {}),
         **(extra or {}),
     }
     if p["no_memo"] and p["engine"] != "kernel":
         raise CLIError("--no-memo is an option of the kernel engine")
+    if p["by_levels"] and (p["engine"] != "kernel" or mode != "count"):
+        raise CLIError("--by-levels counts (no --all or --first) with the kernel engine")
     try:
         solver = problem.solver(**solver_options(options))
     except ImportError as exc:
         raise CLIError(f"the {p['engine']} engine is not available here: {exc}") from exc
-    except TypeError as exc:
-        if not p["no_memo"]:
+    except ValueError as exc:
+        if not p["by_levels"]:
             raise
-        raise CLIError(f"--no-memo: the {problem.kind} model's search has no counting memo") from exc
+        raise CLIError(f"--by-levels: {exc}") from exc
+    except TypeError as exc:
+        if not (p["no_memo"] or p["by_levels"]):
+            raise
+        flag = "--no-memo" if p["no_memo"] else "--by-levels"
+        raise CLIError(f"{flag}: the {problem.kind} model brings its own search") from exc
     ledger = _ledger(p["db"])
-    the_plan = plan(solver, workers=workers, split_depth=p["split_depth"], subproblems=p["subproblems"],
+    split_depth = p["split_depth"]
+    if p["by_levels"] and split_depth is None and p["subproblems"] is None:
+        split_depth = 0  # one level count shares its states; split ones would not
+    the_plan = plan(solver, workers=workers, split_depth=split_depth, subproblems=p["subproblems"],
                     first=mode == "first")
     return Prepared(problem, mode, options, ledger, the_plan, solver)
 

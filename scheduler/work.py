@@ -57,6 +57,8 @@ def solver_options(options: dict[str, Any]) -> dict[str, Any]:
         kw["distinct"] = True
     if options.get("memo") is False:
         kw["memo"] = False
+    if options.get("levels"):
+        kw["levels"] = True
     return kw
 
 

@@ -1,4 +1,4 @@
-"""The kernel's property tests again, with the C kernel built under AddressSanitizer, so a
+"""The kernel's property tests (search and level count) again, with the C code built under AddressSanitizer, so a
 memory error fails CI instead of a user's run."""
 from __future__ import annotations
 
@@ -29,17 +29,19 @@ def test_kernel_property_tests_pass_under_address_sanitizer(tmp_path):
     shutil.copytree(ROOT / "core", pkg, ignore=shutil.ignore_patterns("*.so", "__pycache__"))
     suffix = sysconfig.get_config_var("EXT_SUFFIX")
     include = sysconfig.get_paths()["include"]
-    subprocess.run(
-        [
-            "gcc", "-shared", "-fPIC", "-std=c11", "-O1", "-g", "-Wall", "-Wextra", "-Werror",
-            "-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-fno-sanitize-recover=all",
-            f"-I{include}", str(pkg / "_kernel.c"), "-o", str(pkg / f"_kernel{suffix}"),
-        ],
-        check=True,
-    )
+    for module in ("_kernel", "_frontier"):
+        subprocess.run(
+            [
+                "gcc", "-shared", "-fPIC", "-std=c11", "-O1", "-g", "-Wall", "-Wextra", "-Werror",
+                "-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-fno-sanitize-recover=all",
+                f"-I{include}", str(pkg / f"{module}.c"), "-o", str(pkg / f"{module}{suffix}"),
+            ],
+            check=True,
+        )
     tests = tmp_path / "tests"
     tests.mkdir()
     shutil.copy(ROOT / "tests" / "core" / "test_kernel_properties.py", tests)
+    shutil.copy(ROOT / "tests" / "core" / "test_frontier_properties.py", tests)
     env = dict(os.environ)
     env.update(
         PYTHONPATH=str(tmp_path),

@@ -160,3 +160,18 @@ def test_solve_all_limit_svg_writes_pictures(tc, tmp_path):
     assert len(files) == 5
     text = files[0].read_text()
     assert text.lstrip().startswith("<svg") and text.count("<rect") + text.count("<path") + text.count("<polygon") >= 12
+
+
+def test_by_levels_counts_in_one_level_count(tc):
+    data = json.loads(tc("solve", "pentomino-5x12", "--by-levels", "--json", "--workers", "1").stdout)
+    assert data["solutions"] == 4040 and data["status"] == "done"
+    show = json.loads(tc("show", str(data["run_id"]), "--json").stdout)
+    assert show["subproblems"]["total"] == 1  # not split: a level count shares its states
+
+
+def test_by_levels_refuses_what_it_cannot_count(tc):
+    assert "kernel engine" in tc("solve", "dominoes-4x4", "--by-levels", "--all", code=2).output
+    assert "kernel engine" in tc("solve", "dominoes-4x4", "--by-levels", "--engine", "reference", code=2).output
+    assert "at most 128 items" in tc("solve", "dominoes-12x12", "--by-levels", code=2).output
+    out = tc("solve", "crossword-23", "--by-levels", code=2).output
+    assert out.startswith("tilecensus: ") and out.count("\n") == 1

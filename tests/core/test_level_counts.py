@@ -1,0 +1,41 @@
+"""Counting by levels on published counts (no symmetry breaking), through the library."""
+from __future__ import annotations
+
+import pytest
+
+from core.library import load
+from core.polyform import problem_from_text
+
+
+@pytest.mark.parametrize(
+    "name, expected",
+    [
+        ("pentomino-6x10", 9_356),
+        ("pentomino-5x12", 4_040),
+        ("pentomino-8x8-centre", 520),
+        ("soma", 11_520),
+        ("dominoes-8x8", 12_988_816),
+        ("dominoes-10x10", 258_584_046_368),
+        ("latin-5", 161_280),
+    ],
+)
+def test_published_counts_by_levels(name, expected):
+    solver = load(name).solver(levels=True)
+    assert solver.count() == expected
+    assert solver.counted_by == "levels"
+
+
+def test_level_count_equals_the_memoised_search_on_a_bigger_board():
+    problem = load("dominoes-10x12")  # 120 items: near the level count's 128
+    assert problem.solver(levels=True).count() == problem.solver().count()
+
+
+def test_tromino_tilings_of_4x18_by_levels():
+    text = 'kind = "polyform"\nsize = [4, 18]\n[[pieces]]\nname = "L"\nshape = """\n#.\n##\n"""\ncount = "any"\n'
+    assert problem_from_text(text, format="toml").solver(levels=True).count() == 16_072
+
+
+@pytest.mark.parametrize("pieces, expected", [("trominoes", 80_092), ("tetrominoes", 178_939)])
+def test_6x6_tilings_by_levels(pieces, expected):
+    text = f'kind = "polyform"\nsize = [6, 6]\n[[pieces]]\nset = "{pieces}"\ncount = "any"\n'
+    assert problem_from_text(text, format="toml").solver(levels=True).count() == expected
