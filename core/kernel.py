@@ -80,9 +80,9 @@ class KernelSolver(Solver):
         #: takes over when the level count's memory (the memo cap) runs out
         self.levels = levels
         if levels and not accepts(ec):
+            why = f"this one has {ec.n_items} items" if ec.n_items > 128 else "this one has colors or multiplicities"
             raise ValueError("counting by levels needs a plain exact cover (no colors or multiplicities) "
-                             f"of at most 128 items; this one has {ec.n_items} items"
-                             + ("" if ec.n_items <= 128 else " (more than 128)"))
+                             f"of at most 128 items; {why}")
         self._problem = compile_problem(ec, heuristic, region)
         self.memo_hits = 0
         #: how the last solve() counted: "search" or "levels" (core/frontier.py)
