@@ -11,6 +11,7 @@ setup(
         Extension(
             "core._frontier",
             sources=["core/_frontier.c"],
+            depends=["core/_frontier_levels.h"],
             extra_compile_args=["-O3", "-std=c11", "-Wall", "-Wextra"],
         ),
     ]

@@ -24,6 +24,7 @@ from typing import Sequence
 
 from . import _frontier
 from .exact_cover import ExactCover
+from .pruning import RegionRule
 
 #: items at most (a covered set is one 128-bit word in C)
 MAX_ITEMS = 128
@@ -39,6 +40,9 @@ class LevelCount:
     transitions: int
     updates: int
     seconds: float
+    #: 64 when the states fitted 64-bit keys and counts (a window of front items plus the
+    #: tail items, see core/_frontier.c), else 128
+    key_bits: int = 128
 
 
 class LevelCounter:
@@ -49,7 +53,7 @@ class LevelCounter:
     never chosen by the search and are left out.
     """
 
-    def __init__(self, ec: ExactCover):
+    def __init__(self, ec: ExactCover, region: RegionRule | None = None):
         if not accepts(ec):
             raise ValueError("counting by levels needs a plain exact cover of at most 128 items")
         self.ec = ec
@@ -62,22 +66,44 @@ class LevelCounter:
         rows.sort()
         self._leads = [lead for lead, _, _ in rows]
         self._fars = [far for _, far, _ in rows]
-        self._lo = [mask & ((1 << 64) - 1) for _, _, mask in rows]
-        self._hi = [mask >> 64 for _, _, mask in rows]
+        self._lo, self._hi = _halves(mask for _, _, mask in rows)
+        #: the board geometry, when the pieces are all of two cells or more: a move that
+        #: leaves a cell walled in (uncovered, every neighbour covered) is dropped
+        self._geometry: tuple[list[int], ...] = ()
+        if region is not None and region.pieces and min(size for size, _ in region.pieces) >= 2:
+            neighbours = [0] * ec.n_items
+            for k, item in enumerate(region.cells):
+                neighbours[item] = sum(1 << region.cells[j] for j in region.neighbors[k])
+            rims = []
+            for _, _, mask in rows:
+                rim = 0
+                for i in range(ec.n_items):
+                    if mask >> i & 1:
+                        rim |= neighbours[i]
+                rims.append(rim & ~mask)
+            self._geometry = (*_halves(rims), *_halves(neighbours))
 
     def count(self, covered: Sequence[int] = (), max_transitions: int = 1 << 62,
-              max_bytes: int = 1 << 40) -> LevelCount | None:
+              max_bytes: int = 1 << 40, narrow: bool = True) -> LevelCount | None:
         """Count the covers completing ``covered`` (distinct item ids, e.g. the items of a
-        path's options), or None when a cap was reached first."""
+        path's options), or None when a cap was reached first.  ``narrow=False`` keeps to
+        128-bit keys and counts (for tests: both widths must agree)."""
         start = sum(1 << i for i in covered)
         out = _frontier.count(
             self.ec.n_items, self.ec.n_primary, self._leads, self._fars, self._lo, self._hi,
-            start & ((1 << 64) - 1), start >> 64, int(max_transitions), int(max_bytes),
+            start & ((1 << 64) - 1), start >> 64, int(max_transitions), int(max_bytes), bool(narrow),
+            *self._geometry,
         )
         if out is None:
             return None
         high, low, *cost = out
         return LevelCount((high << 64) | low, *cost)
+
+
+def _halves(masks) -> tuple[list[int], list[int]]:
+    """128-bit masks as their low and high 64-bit halves (what the C side reads)."""
+    masks = list(masks)
+    return [m & ((1 << 64) - 1) for m in masks], [m >> 64 for m in masks]
 
 
 def accepts(ec: ExactCover) -> bool:

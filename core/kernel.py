@@ -67,6 +67,7 @@ class KernelSolver(Solver):
         region: RegionRule | None = None,
         memo: bool | int = True,
         levels: bool = False,
+        board: RegionRule | None = None,
     ):
         self.ec = ec
         self.heuristic = heuristic
@@ -79,6 +80,9 @@ class KernelSolver(Solver):
         #: of at most 128 items, counted whole (no budget, split or limit); the search
         #: takes over when the level count's memory (the memo cap) runs out
         self.levels = levels
+        #: board geometry for the level count (cells walled in by a move are dead); the
+        #: search prunes by ``region`` instead, which a plain cover's MRV does not need
+        self.board = board
         if levels and not accepts(ec):
             why = f"this one has {ec.n_items} items" if ec.n_items > 128 else "this one has colors or multiplicities"
             raise ValueError("counting by levels needs a plain exact cover (no colors or multiplicities) "
@@ -90,7 +94,7 @@ class KernelSolver(Solver):
         self._levels: LevelCounter | None = None
 
     def __reduce__(self):  # picklable for process pools: rebuilt from the exact cover
-        return (KernelSolver, (self.ec, self.heuristic, self.region, self.memo, self.levels))
+        return (KernelSolver, (self.ec, self.heuristic, self.region, self.memo, self.levels, self.board))
 
     def solve(
         self,
@@ -142,7 +146,7 @@ class KernelSolver(Solver):
         # replay the path (an illegal one raises PathError, as a search would) for its weight
         factors = _kernel.solve(self._problem, list(path), False, -1, -1, -1.0, len(path), 0)[8]
         if self._levels is None:
-            self._levels = LevelCounter(self.ec)
+            self._levels = LevelCounter(self.ec, self.board or self.region)
         covered = [i for k in path for i, _ in self.ec.options[k]]
         done = self._levels.count(covered, max_bytes=memo_bytes)
         if done is None:

@@ -223,10 +223,11 @@ def _prepare(p: dict[str, Any], workers: int, executor: str, extra: dict[str, An
 
 
 def _estimate(prep: Prepared) -> None:
-    """A quick estimate of the run's size (not for ``--first``: it stops early)."""
+    """A quick estimate of the run's size (not for ``--first``: it stops early; not for
+    ``--by-levels``: it estimates the search tree, which a level count does not walk)."""
     from .planning import quick_estimate
 
-    if prep.mode != "first":
+    if prep.mode != "first" and not prep.options.get("levels"):
         prep.estimate = quick_estimate(prep.solver)
 
 
@@ -358,7 +359,11 @@ def _print_stats(s: dict[str, Any]) -> None:
         click.echo(f"leaves           {st['leaves']:,} (solutions and dead ends reached)")
     click.echo(f"solutions        {s['solutions']:,}")
     click.echo(f"updates          {st.get('updates', 0):,}")
-    click.echo(f"nodes per depth  {' '.join(str(n) for n in st.get('nodes_per_depth', []))}")
+    per_depth = st.get("nodes_per_depth", [])
+    if any(per_depth) or not st.get("nodes"):
+        click.echo(f"nodes per depth  {' '.join(str(n) for n in per_depth)}")
+    else:  # a level count (--by-levels): its "nodes" are distinct states, with no depth
+        click.echo("nodes per depth  none: counted by levels (the nodes are distinct states)")
     click.echo(f"seconds          {s['seconds']:.3f} wall, {s['cpu_seconds']:.3f} in workers")
 
 

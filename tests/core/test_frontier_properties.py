@@ -3,6 +3,9 @@ random plain cover, below every node, and its caps.  Run again under AddressSani
 test_kernel_asan.py."""
 from __future__ import annotations
 
+import os
+import sys
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -11,6 +14,9 @@ from core.exact_cover import ExactCover
 from core.frontier import LevelCounter, accepts
 from core.kernel import KernelSolver
 from core.reference import ReferenceSolver
+
+sys.path.insert(0, os.path.dirname(__file__))
+from test_kernel_properties import DOMINO, I_TROMINO, L_TROMINO, _grid_tiling  # noqa: E402
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -33,7 +39,10 @@ def plain_covers(draw, max_primary=6):
 @given(plain_covers())
 def test_level_count_equals_the_search(ec):
     expected = ReferenceSolver(ec).count()
-    assert LevelCounter(ec).count().count == expected
+    counter = LevelCounter(ec)
+    narrow, wide = counter.count(), counter.count(narrow=False)
+    assert narrow.count == wide.count == expected
+    assert (narrow.key_bits, wide.key_bits) == (64, 128)  # small covers always fit 64 bits
     solver = KernelSolver(ec, levels=True)
     assert solver.count() == expected
     assert solver.counted_by == "levels"
@@ -48,6 +57,8 @@ def test_level_count_below_any_node_equals_the_search(ec, depth, data):
     node = data.draw(st.sampled_from(frontier))
     result = levels.solve(node.path)
     assert result.count == reference.count(node.path)
+    covered = [i for k in node.path for i, _ in ec.options[k]]
+    assert LevelCounter(ec).count(covered, narrow=False).count == result.count
     assert result.weight == node.weight and result.complete
     # split and sum: the level counts of a frontier add up to the whole
     assert sum(levels.count(s.path) for s in frontier) == reference.count()
@@ -65,6 +76,70 @@ def test_a_count_that_runs_out_of_memory_or_work_declines(ec, cap):
         assert worked is None
     else:
         assert worked.count == whole.count
+
+
+@SETTINGS
+@given(st.integers(1, 5), st.integers(0, 110), st.integers(0, 3), st.data())
+def test_windows_tails_and_wide_spans(width, far, n_tail, data):
+    """Covers whose options reach far from their lead (beyond a 64-bit window: only the
+    128-bit keys hold them) or into tail items, on up to 128 items."""
+    n = data.draw(st.integers(2, 12)) + far + n_tail
+    n = min(n, 128)
+    options = []
+    for _ in range(data.draw(st.integers(1, 12))):
+        lead = data.draw(st.integers(0, n - 1))
+        items = {lead} | set(data.draw(st.lists(st.integers(lead, min(n - 1, lead + width + far)), max_size=3)))
+        options.append([(i, 0) for i in sorted(items)])
+    ec = ExactCover.from_indices([f"i{k}" for k in range(n)], n, options, ("",), None)
+    counter = LevelCounter(ec)
+    expected = ReferenceSolver(ec).count()
+    assert counter.count().count == counter.count(narrow=False).count == expected
+
+
+def test_an_option_spanning_more_than_64_items_needs_128_bit_keys():
+    n = 100
+    options = [[(0, 0), (99, 0)]] + [[(j, 0)] for j in range(1, 99)] + [[(0, 0)], [(99, 0)]]
+    ec = ExactCover.from_indices([f"i{k}" for k in range(n)], n, options, ("",), None)
+    done = LevelCounter(ec).count()
+    assert (done.count, done.key_bits) == (2, 128)
+    assert ReferenceSolver(ec).count() == 2
+
+
+def test_counts_past_64_bits_move_to_128_bit_keys_and_past_128_bits_are_an_error():
+    def independent(n, k):  # n items, each covered by any of k options of its own
+        return ExactCover.from_indices([f"i{j}" for j in range(n)], n,
+                                       [[(j, 0)] for j in range(n) for _ in range(k)], ("",), None)
+
+    small = LevelCounter(independent(40, 3)).count()
+    assert (small.count, small.key_bits) == (3 ** 40, 64)
+    big = LevelCounter(independent(80, 3)).count()  # 3^80 > 2^64: the narrow count overflows
+    assert (big.count, big.key_bits) == (3 ** 80, 128)
+    with pytest.raises(OverflowError):
+        LevelCounter(independent(81, 3)).count()  # 3^81 > 2^128
+
+
+@SETTINGS
+@given(
+    st.integers(1, 5),
+    st.integers(1, 6),
+    st.sets(st.tuples(st.integers(0, 4), st.integers(0, 5)), max_size=4),
+    st.sampled_from([(0,), (1,), (2,), (0, 1), (1, 2), (0, 2), (0, 1, 2)]),
+    st.booleans(),
+    st.data(),
+)
+def test_walled_in_cells_prune_no_solution(rows, cols, blocked, which, once, data):
+    """The board geometry drops moves that wall a cell in; the count stays the search's,
+    on boards with holes, with pieces in unlimited supply or used once each, below nodes."""
+    shapes = [[DOMINO, L_TROMINO, I_TROMINO][k] for k in which]
+    ec, board = _grid_tiling(rows, cols, blocked, shapes, {k: (1, 1) for k in range(len(shapes))} if once else {})
+    if ec.n_options == 0 or not accepts(ec):
+        return
+    reference = ReferenceSolver(ec)
+    geometry = LevelCounter(ec, board)
+    assert geometry.count().count == geometry.count(narrow=False).count == reference.count()
+    solver = KernelSolver(ec, levels=True, board=board)
+    node = data.draw(st.sampled_from(reference.split(2)))
+    assert solver.count(node.path) == reference.count(node.path)
 
 
 def test_the_search_takes_over_when_the_level_count_runs_out_of_memory():
