@@ -99,6 +99,8 @@ def cluster(tmp_path_factory, pg_available, redis_available):
         ("pentomino-6x10", True, ["--split-depth", "3", "--node-budget", "20000"]),
         ("dominoes-6x6", False, ["--split-depth", "4", "--node-budget", "40"]),
         ("dominoes-6x6", False, ["--subproblems", "500", "--budget", "0.0005"]),
+        ("pentomino-6x10", True, ["--by-levels"]),  # one level count in a Celery worker
+        ("dominoes-6x6", False, ["--by-levels", "--split-depth", "3"]),  # level counts below nodes
     ],
 )
 def test_distributed_equals_single_process(cluster, name, distinct, args):
