@@ -62,15 +62,22 @@ typedef unsigned __int128 u128;
 
 enum { FR_DONE = 0, FR_DECLINED = 1, FR_NOMEM = 2, FR_OVERFLOW = 3 };
 
+/* neighbour offsets at most (a 3D box has 6) */
+#define MAX_SHIFTS 16
+
 /* The problem, flattened once per count (see DATA LAYOUT). */
 typedef struct {
     int n_items, n_primary, n_front, n_levels, n_options, n_groups;
     int32_t *lead_start, *group_start, *group_far_item, *option_lead;
     u128 *option_mask;
     /* board geometry, when given (pieces of two cells or more): a move is dropped when it
-       leaves one of the cells around it (option_rim) uncovered with every neighbour
-       (cell_nb) covered — a cell no piece can fill any more */
-    u128 *option_rim, *cell_nb;
+       leaves a cell uncovered with every neighbour covered.  Neighbours as offsets in item
+       numbers, as on any grid: cell x has a neighbour x + shift[s] iff x is in
+       shift_src[s]; so "the cells with an uncovered neighbour" is a few shifts and ANDs */
+    int n_shifts;
+    int shift[MAX_SHIFTS];
+    u128 shift_src[MAX_SHIFTS], cells;
+    int min_piece; /* the smallest piece (2 or more): a pocket of two is dead when it is 3+ */
 } Layout;
 
 /* What a count was allowed and what it did. */
@@ -85,6 +92,10 @@ typedef struct {
 static inline int ctz128(u128 x) {
     uint64_t lo = (uint64_t)x;
     return lo ? __builtin_ctzll(lo) : 64 + __builtin_ctzll((uint64_t)(x >> 64));
+}
+
+static inline int popcount128(u128 x) {
+    return __builtin_popcountll((uint64_t)x) + __builtin_popcountll((uint64_t)(x >> 64));
 }
 
 static inline int highest128(u128 x) { /* x != 0 */
@@ -154,8 +165,6 @@ static void layout_free(Layout *lay) {
     free(lay->group_far_item);
     free(lay->option_lead);
     free(lay->option_mask);
-    free(lay->option_rim);
-    free(lay->cell_nb);
 }
 
 /*
@@ -168,23 +177,25 @@ static void layout_free(Layout *lay) {
  * lo[k] / hi[k]: the low and high 64 bits of its item set.  Options must come grouped by
  * lead and, within a lead, by far item.  start_lo/hi: the items covered at the start
  * (the options of a path), none of them overlapping.  narrow=0 forces 128-bit keys.
- * rim_lo/rim_hi (per option) and nb_lo/nb_hi (per item), or None: the board geometry.
+ * shifts, src_lo, src_hi, cells_lo, cells_hi, min_piece (optional): the board geometry —
+ * neighbour offsets in item numbers, the cells having a neighbour at each, the cells — and
+ * the smallest piece's size (2 or more).
  */
 static PyObject *frontier_count(PyObject *self, PyObject *args) {
     (void)self;
     int n_items, n_primary, narrow;
-    PyObject *leads, *fars, *los, *his, *rim_lo = Py_None, *rim_hi = Py_None, *nb_lo = Py_None, *nb_hi = Py_None;
-    unsigned long long start_lo, start_hi, max_transitions, max_bytes;
-    if (!PyArg_ParseTuple(args, "iiO!O!O!O!KKKKp|OOOO", &n_items, &n_primary, &PyList_Type, &leads, &PyList_Type,
+    PyObject *leads, *fars, *los, *his, *shifts = NULL, *src_lo = NULL, *src_hi = NULL;
+    unsigned long long start_lo, start_hi, max_transitions, max_bytes, cells_lo = 0, cells_hi = 0;
+    int min_piece = 2;
+    if (!PyArg_ParseTuple(args, "iiO!O!O!O!KKKKp|O!O!O!KKi", &n_items, &n_primary, &PyList_Type, &leads, &PyList_Type,
                           &fars, &PyList_Type, &los, &PyList_Type, &his, &start_lo, &start_hi, &max_transitions,
-                          &max_bytes, &narrow, &rim_lo, &rim_hi, &nb_lo, &nb_hi))
+                          &max_bytes, &narrow, &PyList_Type, &shifts, &PyList_Type, &src_lo, &PyList_Type, &src_hi,
+                          &cells_lo, &cells_hi, &min_piece))
         return NULL;
-    int geometry = rim_lo != Py_None;
-    if (geometry && (!PyList_Check(rim_lo) || !PyList_Check(rim_hi) || !PyList_Check(nb_lo) || !PyList_Check(nb_hi) ||
-                     PyList_GET_SIZE(rim_lo) != PyList_GET_SIZE(leads) ||
-                     PyList_GET_SIZE(rim_hi) != PyList_GET_SIZE(leads) || PyList_GET_SIZE(nb_lo) != n_items ||
-                     PyList_GET_SIZE(nb_hi) != n_items)) {
-        PyErr_SetString(PyExc_ValueError, "frontier count: geometry needs a rim per option and neighbours per item");
+    Py_ssize_t n_shifts = shifts ? PyList_GET_SIZE(shifts) : 0;
+    if (shifts && (n_shifts > MAX_SHIFTS || !src_lo || !src_hi || PyList_GET_SIZE(src_lo) != n_shifts ||
+                   PyList_GET_SIZE(src_hi) != n_shifts)) {
+        PyErr_SetString(PyExc_ValueError, "frontier count: at most 16 neighbour shifts, each with its cells");
         return NULL;
     }
     Py_ssize_t n_opt = PyList_GET_SIZE(leads);
@@ -203,22 +214,26 @@ static PyObject *frontier_count(PyObject *self, PyObject *args) {
     lay.group_far_item = malloc(sizeof(int32_t) * ((size_t)n_opt + 1));
     lay.option_lead = malloc(sizeof(int32_t) * ((size_t)n_opt + 1));
     lay.option_mask = malloc(sizeof(u128) * ((size_t)n_opt + 1));
-    if (geometry) {
-        lay.option_rim = malloc(sizeof(u128) * ((size_t)n_opt + 1));
-        lay.cell_nb = malloc(sizeof(u128) * (size_t)n_items);
-    }
-    if (!lay.lead_start || !lay.group_start || !lay.group_far_item || !lay.option_lead || !lay.option_mask ||
-        (geometry && (!lay.option_rim || !lay.cell_nb))) {
+    if (!lay.lead_start || !lay.group_start || !lay.group_far_item || !lay.option_lead || !lay.option_mask) {
         layout_free(&lay);
         return PyErr_NoMemory();
     }
-    if (geometry) {
-        for (Py_ssize_t k = 0; k < n_opt; k++) lay.option_rim[k] = u128_from(rim_lo, rim_hi, k);
-        for (int i = 0; i < n_items; i++) lay.cell_nb[i] = u128_from(nb_lo, nb_hi, i);
+    lay.n_shifts = (int)n_shifts;
+    lay.min_piece = min_piece < 2 ? 2 : min_piece;
+    lay.cells = ((u128)cells_hi << 64) | (u128)cells_lo;
+    for (Py_ssize_t k = 0; k < n_shifts; k++) {
+        long d = PyLong_AsLong(PyList_GET_ITEM(shifts, k));
+        lay.shift_src[k] = u128_from(src_lo, src_hi, k);
         if (PyErr_Occurred()) {
             layout_free(&lay);
             return NULL;
         }
+        if (d == 0 || d <= -n_items || d >= n_items) {
+            layout_free(&lay);
+            PyErr_Format(PyExc_ValueError, "frontier count: neighbour shift %ld is outside the items", d);
+            return NULL;
+        }
+        lay.shift[k] = (int)d;
     }
     /* groups: runs of options with the same (lead, far item) */
     int32_t prev_lead = -1, prev_far = -1;

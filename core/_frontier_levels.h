@@ -82,7 +82,7 @@ static void LV(expand)(LV(Run) *r, int c, KEY key, COUNT count) {
     const Layout *lay = r->lay;
     const int32_t *restrict group_start = lay->group_start;
     const KEY *restrict group_far = r->group_far, *restrict rest = r->rest;
-    const u128 *restrict rim = lay->option_rim;
+    const int n_shifts = lay->n_shifts;
     const KEY front = r->front_mask, tail = ~r->front_mask;
     const int F = r->F, n_levels = lay->n_levels;
     uint64_t updates = 0, moved = 0, transitions = r->transitions;
@@ -119,17 +119,28 @@ static void LV(expand)(LV(Run) *r, int c, KEY key, COUNT count) {
             KEY open = ~next & front;
             int skip = open ? LV(ctz)(open) : F;
             int c2 = c + 1 + skip;
-            if (rim && c2 < n_levels) {
-                /* the child's covered items: all up to c, the window, the tail */
+            if (n_shifts && c2 < n_levels) {
+                /* the child's uncovered cells: none up to c, the window's, the tail's */
                 u128 had = ((((u128)1 << c) << 1) - 1) | ((u128)(next & front) << c << 1);
                 if (r->F < KEY_BITS) had |= (u128)(next >> r->F) << lay->n_front;
-                u128 exposed = rim[k] & ~had;
-                int dead = 0;
-                while (exposed && !dead) {
-                    dead = !(lay->cell_nb[ctz128(exposed)] & ~had);
-                    exposed &= exposed - 1;
+                u128 open = lay->cells & ~had, reached = 0, twice = 0;
+                for (int s = 0; s < n_shifts; s++) {
+                    int d = lay->shift[s];
+                    u128 here = (d > 0 ? open >> d : open << -d) & lay->shift_src[s];
+                    twice |= reached & here;
+                    reached |= here;
                 }
-                if (dead) continue;
+                if (open & ~reached) continue; /* a cell walled in: no piece can fill it */
+                if (lay->min_piece > 2) {
+                    /* two cells walled in together: each has the other as its only open
+                       neighbour */
+                    u128 lone = open & reached & ~twice, paired = 0;
+                    for (int s = 0; s < n_shifts; s++) {
+                        int d = lay->shift[s];
+                        paired |= (d > 0 ? lone >> d : lone << -d) & lay->shift_src[s];
+                    }
+                    if (lone & paired) continue;
+                }
             }
             if (c2 >= n_levels) { /* every front primary item is covered */
                 if ((next & r->tail_need) == r->tail_need) {

@@ -28,6 +28,8 @@ from .pruning import RegionRule
 
 #: items at most (a covered set is one 128-bit word in C)
 MAX_ITEMS = 128
+#: neighbour offsets at most for the walled-in-cell test (a box has 6)
+MAX_SHIFTS = 16
 
 
 @dataclass(frozen=True)
@@ -68,20 +70,21 @@ class LevelCounter:
         self._fars = [far for _, far, _ in rows]
         self._lo, self._hi = _halves(mask for _, _, mask in rows)
         #: the board geometry, when the pieces are all of two cells or more: a move that
-        #: leaves a cell walled in (uncovered, every neighbour covered) is dropped
-        self._geometry: tuple[list[int], ...] = ()
+        #: walls a cell in (uncovered, every neighbour covered) is dropped.  Neighbours go
+        #: to C as offsets in item numbers (a grid has a few: +-1, +-rows, ...) with the
+        #: cells that have a neighbour at each.
+        self._geometry: tuple = ()
         if region is not None and region.pieces and min(size for size, _ in region.pieces) >= 2:
-            neighbours = [0] * ec.n_items
+            sources: dict[int, int] = {}
             for k, item in enumerate(region.cells):
-                neighbours[item] = sum(1 << region.cells[j] for j in region.neighbors[k])
-            rims = []
-            for _, _, mask in rows:
-                rim = 0
-                for i in range(ec.n_items):
-                    if mask >> i & 1:
-                        rim |= neighbours[i]
-                rims.append(rim & ~mask)
-            self._geometry = (*_halves(rims), *_halves(neighbours))
+                for j in region.neighbors[k]:
+                    shift = region.cells[j] - item
+                    sources[shift] = sources.get(shift, 0) | 1 << item
+            if len(sources) <= MAX_SHIFTS:
+                cells = sum(1 << item for item in region.cells)
+                src_lo, src_hi = _halves(sources.values())
+                smallest = min(size for size, _ in region.pieces)
+                self._geometry = (list(sources), src_lo, src_hi, cells & ((1 << 64) - 1), cells >> 64, smallest)
 
     def count(self, covered: Sequence[int] = (), max_transitions: int = 1 << 62,
               max_bytes: int = 1 << 40, narrow: bool = True) -> LevelCount | None:

@@ -91,7 +91,7 @@ class KernelSolver(Solver):
         self.memo_hits = 0
         #: how the last solve() counted: "search" or "levels" (core/frontier.py)
         self.counted_by = "search"
-        self._levels: LevelCounter | None = None
+        self._levels = LevelCounter(ec, board or region) if levels else None
 
     def __reduce__(self):  # picklable for process pools: rebuilt from the exact cover
         return (KernelSolver, (self.ec, self.heuristic, self.region, self.memo, self.levels, self.board))
@@ -110,7 +110,7 @@ class KernelSolver(Solver):
         memo_bytes = DEFAULT_MEMO_BYTES if self.memo is True else int(self.memo or 0)
         self.counted_by = "search"
         # a time budget does not cut a level count (it has no frontier to hand back)
-        if self.levels and not enumerate and limit is None and node_budget is None and max_depth is None:
+        if self._levels and not enumerate and limit is None and node_budget is None and max_depth is None:
             by_levels = self._count_by_levels(path, memo_bytes or DEFAULT_MEMO_BYTES)
             if by_levels is not None:
                 return by_levels
@@ -140,13 +140,12 @@ class KernelSolver(Solver):
         )
 
     def _count_by_levels(self, path: tuple[int, ...], memo_bytes: int) -> SolveResult | None:
+        assert self._levels is not None
         """Count below ``path`` level by level (core/frontier.py), or None when its memory
         cap runs out first."""
         started = time.perf_counter()
         # replay the path (an illegal one raises PathError, as a search would) for its weight
         factors = _kernel.solve(self._problem, list(path), False, -1, -1, -1.0, len(path), 0)[8]
-        if self._levels is None:
-            self._levels = LevelCounter(self.ec, self.board or self.region)
         covered = [i for k in path for i, _ in self.ec.options[k]]
         done = self._levels.count(covered, max_bytes=memo_bytes)
         if done is None:
