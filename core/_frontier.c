@@ -29,23 +29,26 @@
  *       bits 0 .. F-1:   front items c+1 .. c+F (the window)      bits F ..: tail items
  *   which holds every covered item when each option's front items lie within F of its
  *   lead (items below c are all covered; items past c+F cannot be yet).  choose_window()
- *   finds the most tail items for which a 64-bit key works (a 6x10 pentomino box:
- *   the 12 pieces and the last cells in the tail, a 48-item window for spans of 24) and the count runs with 64-bit keys and counts, 16-byte
- *   pairs; otherwise, or when a 64-bit count would overflow, with 128-bit keys and counts
- *   (no tail, F = 128).  The two widths are one template, _frontier_levels.h.
+ *   finds the most tail items for which a 64-bit key works (a 6x10 pentomino box: the 12
+ *   pieces and the last cells in the tail, a 48-item window for spans of 24); the count
+ *   then runs with 64-bit keys and counts, 16-byte pairs; otherwise, or when a 64-bit
+ *   count would overflow, with 128-bit keys and counts (no tail, F = 128).  The two widths
+ *   are one template, _frontier_levels.h.
  *   pending[c]  (key, count) pairs sent to level c by lower levels, duplicates included;
  *               count = the paths along which the key was reached
  *
- *   Expanding a level: its pairs are scattered into 256 buckets by a hash of the key, and
- *   each bucket is deduplicated in a small open-addressing table that stays in cache
- *   (hashing straight into one big table per level cost a cache miss per transition:
- *   2.5x slower).  Then every distinct state tries its level's options.
+ *   Expanding a level: 64-bit pairs are radix-sorted and each run of equal keys expanded
+ *   once; 128-bit pairs are scattered into 256 buckets by hash and deduplicated in small
+ *   tables that stay in cache.  Every distinct state then tries its level's options.
+ *   With the board's geometry (see Layout) moves that wall in a cell, or two cells when
+ *   every piece is bigger, are dropped before they are sent.
  *
  * INVARIANTS
  *   A key of level c has front bit j set iff item c + 1 + j is covered, and tail bit j iff
- *   item n_front + j is; item c is uncovered and every front item below c is covered.  The sum of the counts of all pending pairs
- *   plus the solutions counted equals the number of paths from the start state not yet
- *   ended, so the final total is exact.  Counts are u128; passing 2^128 is reported.
+ *   item n_front + j is; item c is uncovered and every front item below c is covered.
+ *   The counts of all pending pairs plus the solutions counted add up to the paths from
+ *   the start state not yet ended, so the final total is exact.  Counts are u128 in the
+ *   end; passing 2^128 is reported.
  *
  * LIMITS
  *   count() returns None ("declined") when the pairs held would pass max_bytes or the

@@ -4,15 +4,15 @@ A count does not need the tree: below any node, the number of solutions depends 
 the items covered.  Branching always on the lowest uncovered primary item, the nodes
 whose lowest uncovered item is ``c`` form level ``c``; :class:`LevelCounter` expands the
 levels in increasing order, each distinct covered set once with the number of paths
-reaching it, so a pentomino box costs its 3.3 million distinct states rather than its
-millions of search nodes.  It takes plain covers (no colors, no multiplicities) of at
-most 128 items, and the caller falls back to search when it declines: its memory or work
-cap reached, which happens where the frontier is wide (a 3x4x5 pentacube box has
-hundreds of millions of states at its middle levels).
+reaching it, so a 6x10 pentomino box costs 1.3 million distinct states (with its board
+geometry) rather than 3.6 million MRV nodes.  It takes plain covers (no colors, no
+multiplicities) of at most 128 items, and the caller falls back to search when it
+declines: its memory or work cap reached, which happens where the frontier is wide (a
+3x4x5 pentacube box has over 100 million states at a middle level).
 
-It is opt-in (``KernelSolver(levels=True)``, ``tilecensus count --by-levels``): where it
-pays is not known in advance.  On a 6x10 pentomino box it is 3x faster than the search,
-on an 8x8 board less its centre 4x slower (the search's tree there is ten times smaller
+It is opt-in (``KernelSolver(levels=True)``, ``tilecensus solve --by-levels``): where it
+pays is not known in advance.  On a 6x10 pentomino box it is 4.5x faster than the
+search, on an 8x8 board less its centre 2x slower (the search's tree there is smaller
 than the number of states), and Knuth's random-walk estimate of the search tree was too
 unsteady to choose between them: 32 walks put the 6x10 tree anywhere from 0.2 to 8.6
 million nodes (it has 3.6 million).
@@ -70,9 +70,10 @@ class LevelCounter:
         self._fars = [far for _, far, _ in rows]
         self._lo, self._hi = _halves(mask for _, _, mask in rows)
         #: the board geometry, when the pieces are all of two cells or more: a move that
-        #: walls a cell in (uncovered, every neighbour covered) is dropped.  Neighbours go
-        #: to C as offsets in item numbers (a grid has a few: +-1, +-rows, ...) with the
-        #: cells that have a neighbour at each.
+        #: walls a cell in (uncovered, every neighbour covered), or two cells when every
+        #: piece has three or more, is dropped.  Neighbours go to C as offsets in item
+        #: numbers (a grid has a few: +-1, +-rows, ...) with the cells that have a
+        #: neighbour at each.
         self._geometry: tuple = ()
         if region is not None and region.pieces and min(size for size, _ in region.pieces) >= 2:
             sources: dict[int, int] = {}
