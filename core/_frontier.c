@@ -73,14 +73,17 @@ typedef struct {
     int n_items, n_primary, n_front, n_levels, n_options, n_groups;
     int32_t *lead_start, *group_start, *group_far_item, *option_lead;
     u128 *option_mask;
-    /* board geometry, when given (pieces of two cells or more): a move is dropped when it
-       leaves a cell uncovered with every neighbour covered.  Neighbours as offsets in item
-       numbers, as on any grid: cell x has a neighbour x + shift[s] iff x is in
-       shift_src[s]; so "the cells with an uncovered neighbour" is a few shifts and ANDs */
+    /* walls, when given: every option covering cell x (in `cells`) also covers one of
+       x's "neighbours" (on a board of pieces of two cells or more, its neighbours; in
+       general, a hitting set of its options), so a move that leaves x uncovered with every
+       neighbour covered is dropped.  Neighbours as offsets in item numbers, as on any
+       grid: x has a neighbour x + shift[s] iff x is in shift_src[s]; so "the cells with an
+       uncovered neighbour" is a few shifts and ANDs.  min_piece > 2 (true neighbours on a
+       board whose pieces all have 3+ cells) also drops two cells walled in together */
     int n_shifts;
     int shift[MAX_SHIFTS];
     u128 shift_src[MAX_SHIFTS], cells;
-    int min_piece; /* the smallest piece (2 or more): a pocket of two is dead when it is 3+ */
+    int min_piece;
 } Layout;
 
 /* What a count was allowed and what it did. */
@@ -180,9 +183,9 @@ static void layout_free(Layout *lay) {
  * lo[k] / hi[k]: the low and high 64 bits of its item set.  Options must come grouped by
  * lead and, within a lead, by far item.  start_lo/hi: the items covered at the start
  * (the options of a path), none of them overlapping.  narrow=0 forces 128-bit keys.
- * shifts, src_lo, src_hi, cells_lo, cells_hi, min_piece (optional): the board geometry —
- * neighbour offsets in item numbers, the cells having a neighbour at each, the cells — and
- * the smallest piece's size (2 or more).
+ * shifts, src_lo, src_hi, cells_lo, cells_hi, min_piece (optional): the walls — neighbour
+ * offsets in item numbers, the cells having a neighbour at each, the cells checked — and
+ * the smallest piece's size (2 when the neighbours are not a board's).
  */
 static PyObject *frontier_count(PyObject *self, PyObject *args) {
     (void)self;

@@ -120,17 +120,18 @@ static void LV(expand)(LV(Run) *r, int c, KEY key, COUNT count) {
             int skip = open ? LV(ctz)(open) : F;
             int c2 = c + 1 + skip;
             if (n_shifts && c2 < n_levels) {
-                /* the child's uncovered cells: none up to c, the window's, the tail's */
+                /* the child's uncovered items: none up to c, the window's, the tail's */
                 u128 had = ((((u128)1 << c) << 1) - 1) | ((u128)(next & front) << c << 1);
                 if (r->F < KEY_BITS) had |= (u128)(next >> r->F) << lay->n_front;
-                u128 open = lay->cells & ~had, reached = 0, twice = 0;
+                u128 open = ~had, reached = 0, twice = 0;
                 for (int s = 0; s < n_shifts; s++) {
                     int d = lay->shift[s];
                     u128 here = (d > 0 ? open >> d : open << -d) & lay->shift_src[s];
                     twice |= reached & here;
                     reached |= here;
                 }
-                if (open & ~reached) continue; /* a cell walled in: no piece can fill it */
+                open &= lay->cells;
+                if (open & ~reached) continue; /* a cell walled in: no option can cover it */
                 if (lay->min_piece > 2) {
                     /* two cells walled in together: each has the other as its only open
                        neighbour */

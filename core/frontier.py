@@ -55,7 +55,7 @@ class LevelCounter:
     never chosen by the search and are left out.
     """
 
-    def __init__(self, ec: ExactCover, region: RegionRule | None = None):
+    def __init__(self, ec: ExactCover, region: RegionRule | None = None, walls: bool = True):
         if not accepts(ec):
             raise ValueError("counting by levels needs a plain exact cover of at most 128 items")
         self.ec = ec
@@ -69,23 +69,32 @@ class LevelCounter:
         self._leads = [lead for lead, _, _ in rows]
         self._fars = [far for _, far, _ in rows]
         self._lo, self._hi = _halves(mask for _, _, mask in rows)
-        #: the board geometry, when the pieces are all of two cells or more: a move that
-        #: walls a cell in (uncovered, every neighbour covered), or two cells when every
-        #: piece has three or more, is dropped.  Neighbours go to C as offsets in item
-        #: numbers (a grid has a few: +-1, +-rows, ...) with the cells that have a
-        #: neighbour at each.
+        #: walls (see core/_frontier.c): a move that leaves a cell uncovered with all its
+        #: "neighbours" covered is dropped.  From the board when the model gives one (and
+        #: then, when every piece has 3+ cells, two cells walled in together too), else
+        #: inferred from the cover: a small hitting set of each cell's options.
+        #: ``walls=False`` goes without (for tests: the counts must not change).
         self._geometry: tuple = ()
-        if region is not None and region.pieces and min(size for size, _ in region.pieces) >= 2:
-            sources: dict[int, int] = {}
-            for k, item in enumerate(region.cells):
-                for j in region.neighbors[k]:
-                    shift = region.cells[j] - item
-                    sources[shift] = sources.get(shift, 0) | 1 << item
-            if len(sources) <= MAX_SHIFTS:
-                cells = sum(1 << item for item in region.cells)
-                src_lo, src_hi = _halves(sources.values())
-                smallest = min(size for size, _ in region.pieces)
-                self._geometry = (list(sources), src_lo, src_hi, cells & ((1 << 64) - 1), cells >> 64, smallest)
+        if not walls:
+            neighbours, smallest = {}, 2
+        elif region is not None and region.pieces and min(size for size, _ in region.pieces) >= 2:
+            neighbours = {item: [region.cells[j] for j in region.neighbors[k]] for k, item in enumerate(region.cells)}
+            smallest = min(size for size, _ in region.pieces)
+        else:
+            neighbours, smallest = _hitting_sets([mask for _, _, mask in rows], set(self._leads)), 2
+        sources: dict[int, int] = {}
+        for item, around in neighbours.items():
+            for other in around:
+                sources[other - item] = sources.get(other - item, 0) | 1 << item
+        if neighbours and len(sources) <= MAX_SHIFTS:
+            cells = sum(1 << item for item in neighbours)
+            src_lo, src_hi = _halves(sources.values())
+            self._geometry = (list(sources), src_lo, src_hi, cells & ((1 << 64) - 1), cells >> 64, smallest)
+
+    @property
+    def has_walls(self) -> bool:
+        """Whether moves that wall a cell in are dropped (see above)."""
+        return bool(self._geometry)
 
     def count(self, covered: Sequence[int] = (), max_transitions: int = 1 << 62,
               max_bytes: int = 1 << 40, narrow: bool = True) -> LevelCount | None:
@@ -102,6 +111,31 @@ class LevelCounter:
             return None
         high, low, *cost = out
         return LevelCount((high << 64) | low, *cost)
+
+
+def _hitting_sets(masks: list[int], leads: set[int], most: int = 6) -> dict[int, list[int]]:
+    """For each lead item x, a few other lead items such that every option covering x
+    covers one of them (greedy, at most ``most``); x is left out when there is none.  On a
+    board they are x's neighbours: every polyomino placement over a cell covers a neighbour.
+    """
+    found: dict[int, list[int]] = {}
+    lead_mask = sum(1 << x for x in leads)
+    for x in sorted(leads):
+        todo = [m & lead_mask & ~(1 << x) for m in masks if m >> x & 1]
+        chosen: list[int] = []
+        while todo and len(chosen) < most and all(todo):
+            tally: dict[int, int] = {}
+            for m in todo:
+                while m:
+                    low = m & -m
+                    tally[low] = tally.get(low, 0) + 1
+                    m ^= low
+            best = max(tally, key=lambda bit: (tally[bit], -bit))
+            chosen.append(best.bit_length() - 1)
+            todo = [m for m in todo if not m & best]
+        if not todo:
+            found[x] = chosen
+    return found
 
 
 def _halves(masks) -> tuple[list[int], list[int]]:

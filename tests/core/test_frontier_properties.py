@@ -43,6 +43,8 @@ def test_level_count_equals_the_search(ec):
     narrow, wide = counter.count(), counter.count(narrow=False)
     assert narrow.count == wide.count == expected
     assert (narrow.key_bits, wide.key_bits) == (64, 128)  # small covers always fit 64 bits
+    bare = LevelCounter(ec, walls=False).count()  # walls inferred from the options change nothing
+    assert bare.count == expected and bare.states >= narrow.states
     solver = KernelSolver(ec, levels=True)
     assert solver.count() == expected
     assert solver.counted_by == "levels"
@@ -142,6 +144,21 @@ def test_walled_in_cells_prune_no_solution(rows, cols, blocked, which, once, dat
     solver = KernelSolver(ec, levels=True, board=board)
     node = data.draw(st.sampled_from(search.split(2)))
     assert solver.count(node.path) == search.count(node.path)
+
+
+def test_walls_are_inferred_from_a_dlx_packing():
+    """A pentomino cover read from DLX has no board, but every placement over a cell covers
+    one of its neighbours: the inferred walls are the grid's, and they cut the states."""
+    import problems
+
+    from core.dlx_format import parse_dlx
+
+    ec = parse_dlx(problems.generate("pentominoes6x10"), source="pentominoes6x10")
+    walled, bare = LevelCounter(ec), LevelCounter(ec, walls=False)
+    assert walled.has_walls and not bare.has_walls
+    a, b = walled.count(), bare.count()
+    assert a.count == b.count == 9356
+    assert a.states < 0.6 * b.states
 
 
 def test_the_search_takes_over_when_the_level_count_runs_out_of_memory():
