@@ -120,8 +120,16 @@ def _hitting_sets(masks: list[int], leads: set[int], most: int = 6) -> dict[int,
     """
     found: dict[int, list[int]] = {}
     lead_mask = sum(1 << x for x in leads)
+    over: dict[int, list[int]] = {x: [] for x in leads}  # the options over each lead item
+    for m in masks:
+        m &= lead_mask
+        rest = m
+        while rest:
+            low = rest & -rest
+            over[low.bit_length() - 1].append(m)
+            rest ^= low
     for x in sorted(leads):
-        todo = [m & lead_mask & ~(1 << x) for m in masks if m >> x & 1]
+        todo = [m & ~(1 << x) for m in over[x]]
         chosen: list[int] = []
         while todo and len(chosen) < most and all(todo):
             tally: dict[int, int] = {}
