@@ -149,11 +149,10 @@ def test_walled_in_cells_prune_no_solution(rows, cols, blocked, which, once, dat
 def test_walls_are_inferred_from_a_dlx_packing():
     """A pentomino cover read from DLX has no board, but every placement over a cell covers
     one of its neighbours: the inferred walls are the grid's, and they cut the states."""
-    import problems
+    from core.dlx_format import format_dlx, parse_dlx
+    from core.library import load
 
-    from core.dlx_format import parse_dlx
-
-    ec = parse_dlx(problems.generate("pentominoes6x10"), source="pentominoes6x10")
+    ec = parse_dlx(format_dlx(load("pentomino-6x10").exact_cover()), source="6x10.dlx")
     walled, bare = LevelCounter(ec), LevelCounter(ec, walls=False)
     assert walled.has_walls and not bare.has_walls
     a, b = walled.count(), bare.count()
