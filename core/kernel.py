@@ -140,9 +140,9 @@ class KernelSolver(Solver):
         )
 
     def _count_by_levels(self, path: tuple[int, ...], memo_bytes: int) -> SolveResult | None:
-        assert self._levels is not None
         """Count below ``path`` level by level (core/frontier.py), or None when its memory
         cap runs out first."""
+        assert self._levels is not None
         started = time.perf_counter()
         # replay the path (an illegal one raises PathError, as a search would) for its weight
         factors = _kernel.solve(self._problem, list(path), False, -1, -1, -1.0, len(path), 0)[8]
