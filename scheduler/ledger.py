@@ -239,12 +239,18 @@ def has_open(ledger: Ledger, run_id: int, *, checks: bool = True) -> bool:
         return checks and C.count_open(conn, run_id) > 0
 
 
+#: the lease of a level count's task (``--by-levels``), which no time budget cuts short
+LEVELS_LEASE = 3600.0
+
+
 def lease_seconds(options: dict[str, Any]) -> float:
     """How long a worker owns a subproblem: the run's ``lease`` option, else twice the
-    budget plus half a minute."""
+    budget plus half a minute — or, for a level count, at least an hour."""
     if options.get("lease") is not None:
         return float(options["lease"])
     budget = float(options.get("budget") or 60.0)
+    if options.get("levels"):
+        return max(2 * budget + 30.0, LEVELS_LEASE)
     return 2 * budget + 30.0
 
 

@@ -145,3 +145,12 @@ def test_solutions_are_stored_compactly_once(sqlite_url):
     assert len(blobs) == 95
     sols = {unpack(b) for b in blobs}
     assert len(sols) == 95 and all(problem.verify(sol) for sol in sols)
+
+
+def test_a_level_count_task_holds_its_lease_for_an_hour():
+    from scheduler.ledger import LEVELS_LEASE, lease_seconds
+
+    assert lease_seconds({"budget": 60.0}) == 150.0
+    assert lease_seconds({"budget": 60.0, "levels": True}) == LEVELS_LEASE == 3600.0
+    assert lease_seconds({"budget": 4000.0, "levels": True}) == 8030.0
+    assert lease_seconds({"budget": 60.0, "levels": True, "lease": 90.0}) == 90.0
