@@ -167,6 +167,25 @@ out:
     if (!moved) r->leaves++;
 }
 
+/* Room for n pairs in the scratch array (counted against the memory cap); 0 when there
+ * is none (the run's status says why). */
+static int LV(reserve)(LV(Run) *r, LV(Pair) **scratch, size_t *scratch_cap, size_t n) {
+    if (n <= *scratch_cap) return 1;
+    if (r->bytes + (n - *scratch_cap) * sizeof(LV(Pair)) > r->max_bytes) {
+        r->status = FR_DECLINED;
+        return 0;
+    }
+    LV(Pair) *grown = realloc(*scratch, n * sizeof(LV(Pair)));
+    if (!grown) {
+        r->status = FR_NOMEM;
+        return 0;
+    }
+    r->bytes += (n - *scratch_cap) * sizeof(LV(Pair));
+    *scratch = grown;
+    *scratch_cap = n;
+    return 1;
+}
+
 #if KEY_BITS == 64
 /* Expand level c, 64-bit keys: sort its pairs (LSD radix, 11-bit digits, skipping the
  * digits no key uses: a packing's keys use about 40 of their 64 bits) and expand each run
@@ -178,20 +197,7 @@ static void LV(expand_level)(LV(Run) *r, int c, LV(Pair) **scratch, size_t *scra
     (void)table_cap;
     LV(Pending) *p = &r->pending[c];
     size_t n = p->n;
-    if (n > *scratch_cap && r->bytes + (n - *scratch_cap) * sizeof(LV(Pair)) > r->max_bytes) {
-        r->status = FR_DECLINED;
-        return;
-    }
-    if (n > *scratch_cap) {
-        r->bytes += (n - *scratch_cap) * sizeof(LV(Pair));
-        LV(Pair) *grown = realloc(*scratch, n * sizeof(LV(Pair)));
-        if (!grown) {
-            r->status = FR_NOMEM;
-            return;
-        }
-        *scratch = grown;
-        *scratch_cap = n;
-    }
+    if (!LV(reserve)(r, scratch, scratch_cap, n)) return;
     KEY used = 0;
     for (size_t i = 0; i < n; i++) used |= p->pairs[i].key;
     LV(Pair) *src = p->pairs, *dst = *scratch;
@@ -231,20 +237,7 @@ static void LV(expand_level)(LV(Run) *r, int c, LV(Pair) **scratch, size_t *scra
                              size_t *table_cap) {
     LV(Pending) *p = &r->pending[c];
     size_t n = p->n;
-    if (n > *scratch_cap && r->bytes + (n - *scratch_cap) * sizeof(LV(Pair)) > r->max_bytes) {
-        r->status = FR_DECLINED;
-        return;
-    }
-    if (n > *scratch_cap) {
-        r->bytes += (n - *scratch_cap) * sizeof(LV(Pair));
-        LV(Pair) *grown = realloc(*scratch, n * sizeof(LV(Pair)));
-        if (!grown) {
-            r->status = FR_NOMEM;
-            return;
-        }
-        *scratch = grown;
-        *scratch_cap = n;
-    }
+    if (!LV(reserve)(r, scratch, scratch_cap, n)) return;
     size_t start[257] = {0};
     for (size_t i = 0; i < n; i++) start[(LV(hash)(p->pairs[i].key) >> 56) + 1]++;
     for (int b = 0; b < 256; b++) start[b + 1] += start[b];
