@@ -1,5 +1,5 @@
-"""Polyform benchmark: our kernel (total by search, total by levels, and distinct by
-symmetry breaking) beside the PyPI packages ``xcover`` and ``exact-cover`` on the same
+"""Polyform benchmark: our kernel (total by search, total by levels, total as the command
+line's default chooses between them, and distinct by symmetry breaking) beside the PyPI packages ``xcover`` and ``exact-cover`` on the same
 exact covers.
 
 Run by hand:  .venv/bin/python bench/bench_polyform.py [--skip-others] [--repeat N] [NAME ...]
@@ -54,6 +54,13 @@ def ours_levels(solver):
     return n if solver.counted_by == "levels" else f"{n} (searched)"
 
 
+def ours_auto(solver):
+    """The automatic choice (``levels="auto"``, the command line's default): the count and
+    which way it went."""
+    n = solver.count()
+    return f"{n} ({solver.counted_by})"
+
+
 def ours_distinct(problem):
     r = problem.solver(distinct=True).solve()
     return f"{r.count}/{r.distinct}"
@@ -103,7 +110,8 @@ def main(argv=None) -> None:
     REPEAT = max(1, args.repeat)
     if not args.skip_others:
         warm_up()
-    head = (f"{'problem':24} {'ours total':>16} {'ours by levels':>16} {'ours distinct':>20} {'xcover':>16} "
+    head = (f"{'problem':24} {'ours total':>16} {'ours by levels':>16} {'ours auto':>22} {'ours distinct':>20} "
+            f"{'xcover':>16} "
             f"{'exact-cover':>16}  ratios")
     print(head)
     print("-" * len(head))
@@ -113,9 +121,11 @@ def main(argv=None) -> None:
         n_total, t_total = timed(lambda: ours_total(p))
         by_levels = levels_solver(p)
         n_levels, t_levels = timed(lambda: ours_levels(by_levels)) if by_levels else (None, 0.0)
+        auto = p.solver(levels="auto")
+        n_auto, t_auto = timed(lambda: ours_auto(auto))
         n_dist, t_dist = timed(lambda: ours_distinct(p))
         cols = [f"{n_total} {t_total:7.2f}s", "n/a" if n_levels is None else f"{n_levels} {t_levels:7.2f}s",
-                f"{n_dist} {t_dist:7.2f}s"]
+                f"{n_auto} {t_auto:7.2f}s", f"{n_dist} {t_dist:7.2f}s"]
         ratios = []
         for label, fn in (("xcover", xcover_count), ("exact-cover", exact_cover_count)):
             if args.skip_others:
@@ -132,9 +142,10 @@ def main(argv=None) -> None:
             mark = "" if n == n_total else " MISMATCH"
             cols.append(f"{n} {t:7.2f}s{mark}")
             by_levels = f", {t / t_levels:.1f}x by levels" if n_levels is not None else ""
-            ratios.append(f"{label} {t / t_total:.1f}x total{by_levels}, {t / t_dist:.1f}x distinct")
-        print(f"{name:24} {cols[0]:>16} {cols[1]:>16} {cols[2]:>20} {cols[3]:>16} {cols[4]:>16}  {'; '.join(ratios)}",
-              flush=True)
+            ratios.append(f"{label} {t / t_total:.1f}x total{by_levels}, {t / t_auto:.1f}x auto, "
+                          f"{t / t_dist:.1f}x distinct")
+        print(f"{name:24} {cols[0]:>16} {cols[1]:>16} {cols[2]:>22} {cols[3]:>20} {cols[4]:>16} {cols[5]:>16}  "
+              f"{'; '.join(ratios)}", flush=True)
 
 
 if __name__ == "__main__":

@@ -10,12 +10,16 @@ multiplicities) of at most 128 items, and the caller falls back to search when i
 declines: its memory or work cap reached, which happens where the frontier is wide (a
 3x4x5 pentacube box has over 100 million states at a middle level).
 
-It is opt-in (``KernelSolver(levels=True)``, ``tilecensus solve --by-levels``): where it
-pays is not known in advance.  On a 6x10 pentomino box it is 4.5x faster than the
-search, on an 8x8 board less its centre 2x slower (the search's tree there is smaller
-than the number of states), and Knuth's random-walk estimate of the search tree was too
-unsteady to choose between them: 32 walks put the 6x10 tree anywhere from 0.2 to 8.6
-million nodes (it has 3.6 million).
+Where it pays is not known exactly in advance.  On a 6x10 pentomino box it is 5.7x
+faster than the search, on an 8x8 board less its centre 1.4x slower (the search's tree
+there is smaller than the number of states), and Knuth's random-walk estimate of the
+search tree was too unsteady to choose between them: 32 walks put the 6x10 tree anywhere
+from 0.2 to 8.6 million nodes (it has 3.6 million).  What does predict it is the
+:func:`band`, the reach of the options in item numbers (the frontier's width): the states
+grow about exponentially with it.  So ``KernelSolver(levels="auto")`` (the command line's
+default) counts by levels a cover of band at most :data:`AUTO_MAX_BAND` whose search did
+not end within :data:`AUTO_TRIAL_NODES` nodes; ``levels=True`` (``--by-levels``) always
+tries, ``levels=False`` (``--by-search``) never.
 """
 from __future__ import annotations
 
@@ -30,6 +34,15 @@ from .pruning import RegionRule
 MAX_ITEMS = 128
 #: neighbour offsets at most for the walled-in-cell test (a box has 6)
 MAX_SHIFTS = 16
+#: ``levels="auto"`` counts by levels covers whose :func:`band` is at most this.  The
+#: states grow about exponentially with the band; measured (README, "Counting by levels"):
+#: band 24 (6x10 pentomino box) 5.7x faster than the search, 21 (Soma cube) 3x faster,
+#: 30 (8x8 board less its centre) 1.4x slower, 48 (3x4x5 pentacube box) out of memory.
+AUTO_MAX_BAND = 24
+#: ``levels="auto"`` first searches this many nodes: a tree that small is counted by then
+#: (MRV may see at once what levels find late, e.g. an item with no option), and a bigger
+#: one has cost little (about 3 ms)
+AUTO_TRIAL_NODES = 10_000
 
 
 @dataclass(frozen=True)
@@ -150,6 +163,26 @@ def _halves(masks) -> tuple[list[int], list[int]]:
     """128-bit masks as their low and high 64-bit halves (what the C side reads)."""
     masks = list(masks)
     return [m & ((1 << 64) - 1) for m in masks], [m >> 64 for m in masks]
+
+
+def band(ec: ExactCover) -> int:
+    """How far the level count's window must reach: the most items from an option's lead
+    to its highest item that is itself some option's lead.  Items that lead no option (the
+    pieces of a packing, secondary items) sit in the key's tail instead and do not count.
+    On a board numbered row by row it is about the row length times the pieces' reach."""
+    leads = {min(i for i, _ in option) for option in ec.options if option and min(i for i, _ in option) < ec.n_primary}
+    widest = 0
+    for option in ec.options:
+        places = [i for i, _ in option if i in leads]
+        if places:
+            widest = max(widest, max(places) - min(places))
+    return widest
+
+
+def worth_trying(ec: ExactCover) -> bool:
+    """Should ``levels="auto"`` count this cover by levels once the search has shown it
+    is not small?  Accepted, and a band of at most :data:`AUTO_MAX_BAND`."""
+    return accepts(ec) and band(ec) <= AUTO_MAX_BAND
 
 
 def accepts(ec: ExactCover) -> bool:

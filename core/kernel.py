@@ -13,7 +13,7 @@ from typing import Sequence
 
 from . import _kernel
 from .exact_cover import ExactCover
-from .frontier import LevelCounter, accepts
+from .frontier import AUTO_TRIAL_NODES, LevelCounter, accepts, worth_trying
 from .pruning import RegionRule
 from .search import SolveResult, Solver, Stats, Subpath
 
@@ -66,7 +66,7 @@ class KernelSolver(Solver):
         heuristic: str = "mrv",
         region: RegionRule | None = None,
         memo: bool | int = True,
-        levels: bool = False,
+        levels: bool | str = False,
         board: RegionRule | None = None,
     ):
         self.ec = ec
@@ -76,14 +76,17 @@ class KernelSolver(Solver):
         #: False for none.  Used only when counting a problem without colors or
         #: multiplicities (where the covered items are the whole state).
         self.memo = memo
-        #: count level by level (core/frontier.py) where the cover allows it: a plain cover
-        #: of at most 128 items, counted whole (no budget, split or limit); the search
-        #: takes over when the level count's memory (the memo cap) runs out
+        #: count level by level (core/frontier.py) a plain cover of at most 128 items,
+        #: counted whole (no budget, split or limit; the search takes over when the level
+        #: count's memory, the memo cap, runs out): True always, "auto" where it is
+        #: expected to pay (see :meth:`levels_pay`), False never
+        if levels not in (True, False, "auto"):
+            raise ValueError(f"levels must be True, False or 'auto', not {levels!r}")
         self.levels = levels
         #: board geometry for the level count (cells walled in by a move are dead); the
         #: search prunes by ``region`` instead, which a plain cover's MRV does not need
         self.board = board
-        if levels and not accepts(ec):
+        if levels is True and not accepts(ec):
             why = f"this one has {ec.n_items} items" if ec.n_items > 128 else "this one has colors or multiplicities"
             raise ValueError("counting by levels needs a plain exact cover (no colors or multiplicities) "
                              f"of at most 128 items; {why}")
@@ -91,7 +94,8 @@ class KernelSolver(Solver):
         self.memo_hits = 0
         #: how the last solve() counted: "search" or "levels" (core/frontier.py)
         self.counted_by = "search"
-        self._levels = LevelCounter(ec, board or region) if levels else None
+        self._auto = levels == "auto" and worth_trying(ec)
+        self._counter: LevelCounter | None = None  # built on first use
 
     def __reduce__(self):  # picklable for process pools: rebuilt from the exact cover
         return (KernelSolver, (self.ec, self.heuristic, self.region, self.memo, self.levels, self.board))
@@ -109,11 +113,35 @@ class KernelSolver(Solver):
         path = tuple(int(k) for k in path)
         memo_bytes = DEFAULT_MEMO_BYTES if self.memo is True else int(self.memo or 0)
         self.counted_by = "search"
-        # a time budget does not cut a level count (it has no frontier to hand back)
-        if self._levels and not enumerate and limit is None and node_budget is None and max_depth is None:
+        # a time budget does not cut a level count (it has no frontier to hand back), so
+        # "auto" keeps to the search under one; levels=True is the caller's choice
+        whole = not enumerate and limit is None and node_budget is None and max_depth is None
+        if whole and (self.levels is True or (self._auto and seconds is None)):
+            if self.levels == "auto":
+                trial = self._search(path, node_budget=AUTO_TRIAL_NODES, memo_bytes=memo_bytes)
+                if trial.complete:
+                    return trial
             by_levels = self._count_by_levels(path, memo_bytes or DEFAULT_MEMO_BYTES)
             if by_levels is not None:
                 return by_levels
+        return self._search(path, enumerate=enumerate, limit=limit, node_budget=node_budget, seconds=seconds,
+                            max_depth=max_depth, memo_bytes=memo_bytes)
+
+    def levels_pay(self, path: Sequence[int] = ()) -> bool:
+        """Would ``levels="auto"`` count below ``path`` by levels (whatever this solver's
+        own ``levels``; the command line asks before it plans a run)?  Its cover is worth
+        trying (:func:`core.frontier.worth_trying`) and the search below ``path`` does not
+        end within :data:`~core.frontier.AUTO_TRIAL_NODES` nodes (which this runs)."""
+        if not (self._auto or worth_trying(self.ec)):
+            return False
+        memo_bytes = DEFAULT_MEMO_BYTES if self.memo is True else int(self.memo or 0)
+        return not self._search(tuple(path), node_budget=AUTO_TRIAL_NODES, memo_bytes=memo_bytes).complete
+
+    def _search(self, path: tuple[int, ...], *, enumerate: bool = False, limit: int | None = None,
+                node_budget: int | None = None, seconds: float | None = None, max_depth: int | None = None,
+                memo_bytes: int = 0) -> SolveResult:
+        """One call into the C search (see :meth:`solve`)."""
+        self.counted_by = "search"
         (status, count, solutions, frontier, nodes, leaves, updates, per_depth, factors, elapsed,
          self.memo_hits) = _kernel.solve(
             self._problem,
@@ -142,12 +170,13 @@ class KernelSolver(Solver):
     def _count_by_levels(self, path: tuple[int, ...], memo_bytes: int) -> SolveResult | None:
         """Count below ``path`` level by level (core/frontier.py), or None when its memory
         cap runs out first."""
-        assert self._levels is not None
         started = time.perf_counter()
+        if self._counter is None:
+            self._counter = LevelCounter(self.ec, self.board or self.region)
         # replay the path (an illegal one raises PathError, as a search would) for its weight
         factors = _kernel.solve(self._problem, list(path), False, -1, -1, -1.0, len(path), 0)[8]
         covered = [i for k in path for i, _ in self.ec.options[k]]
-        done = self._levels.count(covered, max_bytes=memo_bytes)
+        done = self._counter.count(covered, max_bytes=memo_bytes)
         if done is None:
             return None
         self.counted_by = "levels"

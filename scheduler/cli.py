@@ -113,6 +113,9 @@ def problem_options(f):
             click.option("--by-levels", is_flag=True,
                          help="count level by level over frontier states instead of searching "
                               "(plain covers of at most 128 items; see README)"),
+            click.option("--by-search", is_flag=True,
+                         help="count by searching even where counting by levels is expected to pay "
+                              "(the default chooses; see README)"),
             click.option("--split-depth", type=click.IntRange(min=0), metavar="D", help="split at this depth"),
             click.option("--subproblems", type=click.IntRange(min=1), metavar="N", help="split into at least N subproblems"),
             click.option("--budget", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True,
@@ -200,6 +203,8 @@ def _prepare(p: dict[str, Any], workers: int, executor: str, extra: dict[str, An
         raise CLIError("--no-memo is an option of the kernel engine")
     if p["by_levels"] and (p["engine"] != "kernel" or mode != "count"):
         raise CLIError("--by-levels counts (no --all or --first) with the kernel engine")
+    if p["by_levels"] and p["by_search"]:
+        raise click.UsageError("give --by-levels or --by-search, not both")
     try:
         solver = problem.solver(**solver_options(options))
     except ImportError as exc:
@@ -213,13 +218,29 @@ def _prepare(p: dict[str, Any], workers: int, executor: str, extra: dict[str, An
             raise
         flag = "--no-memo" if p["no_memo"] else "--by-levels"
         raise CLIError(f"{flag}: the {problem.kind} model brings its own search") from exc
+    if _levels_pay(p, mode, options, solver):
+        options["levels"] = "auto"  # chosen, not asked for: shown as such
+        solver = problem.solver(**solver_options(options))
     ledger = _ledger(p["db"])
     split_depth = p["split_depth"]
-    if p["by_levels"] and split_depth is None and p["subproblems"] is None:
+    if options.get("levels") and split_depth is None and p["subproblems"] is None:
         split_depth = 0  # one level count shares its states; split ones would not
     the_plan = plan(solver, workers=workers, split_depth=split_depth, subproblems=p["subproblems"],
                     first=mode == "first")
     return Prepared(problem, mode, options, ledger, the_plan, solver)
+
+
+def _levels_pay(p: dict[str, Any], mode: str, options: dict[str, Any], solver: Any) -> bool:
+    """Count by levels without being asked?  Only a whole count with the kernel (no
+    --by-search or --by-levels, no split, node budget, --verify or --distinct) of a cover that
+    :meth:`core.kernel.KernelSolver.levels_pay` expects it to pay for."""
+    asked = (p["by_levels"] or p["by_search"] or p["no_memo"] or p["distinct"] or p["verify"]
+             or p["node_budget"] is not None
+             or p["split_depth"] is not None or p["subproblems"] is not None)
+    if asked or mode != "count" or p["engine"] != "kernel":
+        return False
+    levels_pay = getattr(solver, "levels_pay", None)
+    return levels_pay is not None and levels_pay()
 
 
 def _estimate(prep: Prepared) -> None:
@@ -344,8 +365,11 @@ def _headline(s: dict[str, Any]) -> str:
     if s.get("distinct") is not None:
         parts.append(f"{s['distinct']:,} distinct")
     verified = f", {s['verification']['verified']} verified" if s.get("verification") else ""
+    levels = (s.get("options") or {}).get("levels")
+    nodes = f"{s['nodes']:,} {'states, by levels' if levels else 'nodes'}"
+    total = s["subproblems"]["total"]
     line = (f"run {s['run_id']} {s['problem']}: {', '.join(parts)} "
-            f"({s['nodes']:,} nodes, {s['subproblems']['total']} subproblems{verified}, {s['seconds']:.2f} s)"
+            f"({nodes}, {total} subproblem{'' if total == 1 else 's'}{verified}, {s['seconds']:.2f} s)"
             f" — {s['status']}")
     if s.get("error"):
         line += f": {s['error']}"

@@ -542,7 +542,7 @@ class PolyformProblem(Problem):
             # against 2.7 s, the same 2.0 M nodes); with piece counts the rule still pays.
             plain = self.exact_cover().bounds is None
             options["region"] = None if plain else self.region_rule()
-        if options.get("levels") and "board" not in options:
+        if options.get("levels") in (True, "auto") and "board" not in options:
             options["board"] = self.region_rule()  # the level count's dead-cell test
         return options
 

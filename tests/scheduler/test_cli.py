@@ -169,6 +169,21 @@ def test_by_levels_counts_in_one_level_count(tc):
     assert show["subproblems"]["total"] == 1  # not split: a level count shares its states
 
 
+def test_a_count_goes_by_levels_where_they_pay_and_says_so(tc):
+    out = tc("solve", "pentomino-5x12", "--workers", "1").stdout
+    assert "4,040 solutions" in out and "states, by levels, 1 subproblem," in out
+    run_id = out.split()[1]
+    show = json.loads(tc("show", run_id, "--json").stdout)
+    assert show["options"]["levels"] == "auto" and show["subproblems"]["total"] == 1
+    # where the search's tree is smaller, or when asked, it searches (and splits)
+    for args in (["pentomino-8x8-centre"], ["pentomino-5x12", "--by-search"],
+                 ["pentomino-5x12", "--split-depth", "1"], ["pentomino-5x12", "--no-memo"]):
+        data = json.loads(tc("solve", *args, "--json", "--workers", "1").stdout)
+        show = json.loads(tc("show", str(data["run_id"]), "--json").stdout)
+        assert "levels" not in show["options"] and show["subproblems"]["total"] > 1, args
+    assert "not both" in tc("solve", "pentomino-5x12", "--by-levels", "--by-search", code=2).output
+
+
 def test_by_levels_refuses_what_it_cannot_count(tc):
     assert "kernel engine" in tc("solve", "dominoes-4x4", "--by-levels", "--all", code=2).output
     assert "kernel engine" in tc("solve", "dominoes-4x4", "--by-levels", "--engine", "reference", code=2).output

@@ -1,0 +1,79 @@
+"""``levels="auto"``: counting by levels where the band says it pays, the search elsewhere,
+and the same count either way."""
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import core.kernel
+from core.exact_cover import ExactCover
+from core.frontier import AUTO_MAX_BAND, band, worth_trying
+from core.kernel import KernelSolver
+from core.library import load
+from core.reference import ReferenceSolver
+
+
+@pytest.mark.parametrize(
+    "name, expected_band",
+    [("pentomino-6x10", 24), ("soma", 21), ("pentomino-8x8-centre", 30), ("pentacubes-3x4x5", 48)],
+)
+def test_band_is_the_frontier_width_of_the_library_boxes(name, expected_band):
+    # rows of 6 (or 3x3 layers) times a pentomino's reach of four rows; the pieces sit in
+    # the tail and do not count
+    assert band(load(name).exact_cover()) == expected_band
+
+
+@pytest.mark.parametrize(
+    "name, expected, counted_by",
+    [
+        ("pentomino-6x10", 9_356, "levels"),  # band 24: 5.7x faster by levels
+        ("soma", 11_520, "levels"),
+        ("pentomino-8x8-centre", 520, "search"),  # band 30: the search's tree is smaller
+        ("dominoes-4x4", 36, "search"),  # the trial search counts it
+        ("dominoes-12x12", 53_060_477_521_960_000, "search"),  # 144 items: not a level count's
+    ],
+)
+def test_auto_chooses_where_it_pays(name, expected, counted_by):
+    solver = load(name).solver(levels="auto")
+    assert solver.count() == expected
+    assert solver.counted_by == counted_by
+    assert solver.levels_pay() == (counted_by == "levels")
+
+
+def test_auto_keeps_to_the_search_under_a_budget_or_a_limit():
+    solver = load("pentomino-6x10").solver(levels="auto")
+    timed = solver.solve(seconds=3600)
+    assert timed.complete and timed.count == 9_356 and solver.counted_by == "search"
+    cut = solver.solve(node_budget=1000)
+    assert not cut.complete and cut.frontier and solver.counted_by == "search"
+    assert len(solver.first(3)) == 3 and solver.counted_by == "search"
+
+
+def test_levels_must_be_true_false_or_auto():
+    with pytest.raises(ValueError, match="levels must be"):
+        KernelSolver(load("dominoes-2x4").exact_cover(), levels="yes")
+
+
+@st.composite
+def plain_covers(draw):
+    n_primary = draw(st.integers(1, 8))
+    n_secondary = draw(st.integers(0, 2))
+    n = n_primary + n_secondary
+    options = draw(st.lists(st.sets(st.integers(0, n - 1), min_size=1, max_size=4), min_size=1, max_size=18))
+    return ExactCover.from_indices([f"i{k}" for k in range(n)], n_primary,
+                                   [[(i, 0) for i in sorted(option)] for option in options])
+
+
+@settings(max_examples=150, deadline=None)
+@given(plain_covers(), st.integers(0, 3))
+def test_auto_counts_what_the_reference_counts(ec, trial_nodes):
+    saved = core.kernel.AUTO_TRIAL_NODES
+    core.kernel.AUTO_TRIAL_NODES = trial_nodes  # a tiny trial: small covers reach the level count
+    try:
+        solver = KernelSolver(ec, levels="auto")
+        assert solver.count() == ReferenceSolver(ec).count()
+    finally:
+        core.kernel.AUTO_TRIAL_NODES = saved
+    if solver.counted_by == "levels":
+        assert worth_trying(ec) and band(ec) <= AUTO_MAX_BAND
