@@ -252,6 +252,19 @@ def _estimate(prep: Prepared) -> None:
         prep.estimate = quick_estimate(prep.solver)
 
 
+def levels_line(prep: Prepared) -> str | None:
+    """What stands in for the estimate when the run counts by levels: why, and how not to."""
+    chosen = prep.options.get("levels")
+    if not chosen:
+        return None
+    if chosen == "auto":
+        from core.frontier import AUTO_MAX_BAND, band
+
+        return (f"counting by levels: band {band(prep.problem.exact_cover())} (at most {AUTO_MAX_BAND}) and a "
+                "search tree past its trial; --by-search to search instead")
+    return "counting by levels (--by-levels): no search-tree estimate"
+
+
 def estimate_line(est) -> str:
     """The estimate in one line: nodes, solutions and time on one core here, with bands."""
     def banded(b, unit: str, fmt: str = "{:,.0f}") -> str:
@@ -296,6 +309,8 @@ def solve(limit, show_stats, svg_dir, workers, **p) -> None:
         _estimate(prep)
         if prep.estimate is not None:
             click.echo(estimate_line(prep.estimate), err=True)
+        elif levels_line(prep):
+            click.echo(levels_line(prep), err=True)
     run_id = prep.create("local")
     with ProgressView(run_id, enabled=shown) as view:
         last = [0.0]
@@ -420,8 +435,10 @@ def submit(broker, queue, wait, **p) -> None:
     else:
         if prep.estimate is not None:
             click.echo(estimate_line(prep.estimate))
+        elif levels_line(prep):
+            click.echo(levels_line(prep))
         verified = f" (verifying a random {100 * p['verify']:g}% of the complete ones)" if p["verify"] else ""
-        click.echo(f"run {run_id} submitted: {n} subproblems on queue {queue}{verified}")
+        click.echo(f"run {run_id} submitted: {n} subproblem{'' if n == 1 else 's'} on queue {queue}{verified}")
     if wait:
         _follow(ledger, run_id, p["as_json"], p["no_progress"], executor)
 

@@ -190,3 +190,16 @@ def test_by_levels_refuses_what_it_cannot_count(tc):
     assert "at most 128 items" in tc("solve", "dominoes-12x12", "--by-levels", code=2).output
     out = tc("solve", "crossword-23", "--by-levels", code=2).output
     assert out.startswith("tilecensus: ") and out.count("\n") == 1
+
+
+def test_a_level_count_says_why_in_place_of_the_estimate():
+    from core.library import load
+    from scheduler.cli import Prepared, levels_line
+
+    def line(**options):
+        return levels_line(Prepared(load("pentomino-6x10"), "count", options, None, None, None))
+
+    assert line(levels="auto").startswith("counting by levels: band 24 (at most 24)")
+    assert "--by-search" in line(levels="auto")
+    assert "--by-levels" in line(levels=True)
+    assert line() is None
