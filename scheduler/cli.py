@@ -830,8 +830,10 @@ def estimate(name_or_file, kind, samples, max_seconds, seed, distinct, engine, a
         options["distinct"] = True
     solver = problem.solver(**options)
     est = knuth_estimate(solver, samples, seed=seed, max_seconds=max_seconds)
+    # a whole count with `solve` or `submit` may not search at all (see _levels_pay)
+    by_levels = not distinct and getattr(solver, "levels_pay", None) is not None and solver.levels_pay()
     if as_json:
-        _echo_json({"problem": problem.name, **est.to_json()})
+        _echo_json({"problem": problem.name, **est.to_json(), "whole_count": "levels" if by_levels else "search"})
         return
 
     def band(b, fmt="{:,.0f}"):
@@ -845,6 +847,9 @@ def estimate(name_or_file, kind, samples, max_seconds, seed, distinct, engine, a
         click.echo(f"solutions  not estimated: none of the {est.samples:,} random paths reached one "
                    f"(so, at 95%, fewer than 1 in {max(1, est.samples // 3):,} does); more --samples")
     click.echo(f"time       {band(est.seconds, '{:,.1f} s')} on one core at {est.nodes_per_second:,.0f} nodes/s")
+    if by_levels:
+        click.echo("note       this is the search; a whole count (solve, submit) goes by levels here, which "
+                   "walks no tree (--by-search to search)")
 
 
 @cli.command()

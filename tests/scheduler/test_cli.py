@@ -119,6 +119,8 @@ def test_estimate_brackets_the_true_size(tc):
     assert "nodes" in text and "95%" in text
     # the 20 walks of seed 0 reach none of the 6x10's solutions: no band of 0 .. 0 then
     assert "solutions  not estimated: none of the 20 random paths reached one" in text
+    assert "a whole count (solve, submit) goes by levels here" in text  # not the tree estimated
+    assert data["whole_count"] == "search"  # the 8 queens: a tree of 1,199 nodes, done in the trial
     tc("estimate", "no-such-problem", code=2)
 
 
