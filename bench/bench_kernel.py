@@ -5,7 +5,9 @@
     .venv/bin/python bench/bench_kernel.py --timeout 30 --files my.dlx
 
 Solvers: ``kernel`` (our C kernel, count), ``levels`` (the kernel counting level by level,
-``KernelSolver(levels=True)``: core/frontier.py; plain covers of at most 128 items), ``reference`` (our pure-Python reference),
+``KernelSolver(levels=True)``: core/frontier.py; plain covers of at most 128 items),
+``auto`` (the kernel choosing between the two, ``levels="auto"``, the command line's
+default for a whole count), ``reference`` (our pure-Python reference),
 ``naive`` (a plain Python backtracker: first uncovered item, try its options),
 ``bitboard`` (bench/bitboard.c, the textbook special-purpose packing counter: the board in
 one 64-bit word, pieces as a bit mask, fill the first empty cell; only for problems of at
@@ -29,7 +31,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-SOLVERS = ["kernel", "levels", "reference", "naive", "bitboard", "xcover", "exact-cover"]
+SOLVERS = ["kernel", "levels", "auto", "reference", "naive", "bitboard", "xcover", "exact-cover"]
 
 
 # ---------------------------------------------------------------------------- the solvers
@@ -114,6 +116,11 @@ def prepare(solver: str, ec):
         if not accepts(ec):
             return None
         s = KernelSolver(ec, levels=True)
+        return s.count
+    if solver == "auto":
+        from core.kernel import KernelSolver
+
+        s = KernelSolver(ec, levels="auto")
         return s.count
     if solver == "reference":
         from core.reference import ReferenceSolver
