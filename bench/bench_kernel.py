@@ -5,7 +5,8 @@
     .venv/bin/python bench/bench_kernel.py --timeout 30 --files my.dlx
 
 Solvers: ``kernel`` (our C kernel, count), ``levels`` (the kernel counting level by level,
-``KernelSolver(levels=True)``: core/frontier.py; plain covers of at most 128 items),
+``KernelSolver(levels=True)``: core/frontier.py; plain covers of at most 128 items or
+fitting one window),
 ``auto`` (the kernel choosing between the two, ``levels="auto"``, the command line's
 default for a whole count), ``reference`` (our pure-Python reference),
 ``naive`` (a plain Python backtracker: first uncovered item, try its options),

@@ -72,7 +72,14 @@ enum { FR_DONE = 0, FR_DECLINED = 1, FR_NOMEM = 2, FR_OVERFLOW = 3 };
 typedef struct {
     int n_items, n_primary, n_front, n_levels, n_options, n_groups;
     int32_t *lead_start, *group_start, *group_far_item, *option_lead;
-    u128 *option_mask;
+    u128 *option_mask; /* the item set (covers of at most 128 items; else unused) */
+    /* window terms, what the count reads: option k's front items other than its lead as
+       bits item - lead - 1, its tail items as bits item - n_front; the start state's
+       lowest uncovered front item, its covered front items above that one (bits item -
+       start_level - 1) and its covered tail items */
+    u128 *option_front, *option_tail;
+    int start_level;
+    u128 start_front, start_tail;
     /* walls, when given: every option covering cell x (in `cells`) also covers one of
        x's "neighbours" (on a board of pieces of two cells or more, its neighbours; in
        general, a hitting set of its options), so a move that leaves x uncovered with every
@@ -153,6 +160,21 @@ static int choose_window(const Layout *lay, u128 covered) {
     return -1;
 }
 
+/* The options and the start of a cover of at most 128 items in window terms, for a front
+ * of n_front items (see Layout). */
+static void window_terms(Layout *lay, int n_front, u128 covered) {
+    u128 front = n_front >= 128 ? ~(u128)0 : (((u128)1 << n_front) - 1);
+    for (int32_t k = 0; k < lay->n_options; k++) {
+        u128 m = lay->option_mask[k];
+        lay->option_front[k] = (m & front) >> lay->option_lead[k] >> 1;
+        lay->option_tail[k] = n_front >= 128 ? 0 : m >> n_front;
+    }
+    u128 open = ~covered & front;
+    lay->start_level = open ? ctz128(open) : lay->n_items;
+    lay->start_front = open ? (covered & front) >> lay->start_level >> 1 : 0;
+    lay->start_tail = n_front >= 128 ? 0 : covered >> n_front;
+}
+
 static u128 u128_from(PyObject *lo_list, PyObject *hi_list, Py_ssize_t k) {
     unsigned long long lo = PyLong_AsUnsignedLongLong(PyList_GET_ITEM(lo_list, k));
     unsigned long long hi = PyLong_AsUnsignedLongLong(PyList_GET_ITEM(hi_list, k));
@@ -171,6 +193,90 @@ static void layout_free(Layout *lay) {
     free(lay->group_far_item);
     free(lay->option_lead);
     free(lay->option_mask);
+    free(lay->option_front);
+    free(lay->option_tail);
+}
+
+/* Allocate the layout's arrays for n_opt options; 0 on success (else a MemoryError is set
+ * and the layout freed). */
+static int layout_alloc(Layout *lay, int n_primary, Py_ssize_t n_opt) {
+    lay->n_options = (int)n_opt;
+    lay->lead_start = calloc((size_t)n_primary + 2, sizeof(int32_t));
+    lay->group_start = malloc(sizeof(int32_t) * ((size_t)n_opt + 1));
+    lay->group_far_item = malloc(sizeof(int32_t) * ((size_t)n_opt + 1));
+    lay->option_lead = malloc(sizeof(int32_t) * ((size_t)n_opt + 1));
+    lay->option_mask = malloc(sizeof(u128) * ((size_t)n_opt + 1));
+    lay->option_front = malloc(sizeof(u128) * ((size_t)n_opt + 1));
+    lay->option_tail = malloc(sizeof(u128) * ((size_t)n_opt + 1));
+    if (!lay->lead_start || !lay->group_start || !lay->group_far_item || !lay->option_lead || !lay->option_mask ||
+        !lay->option_front || !lay->option_tail) {
+        layout_free(lay);
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
+}
+
+/* Option k's lead and far item into the groups (runs of options with the same lead and
+ * far item; options must come in lead / far order); -1 when the order is broken or an
+ * item is out of range (a ValueError set, the layout freed).  *prev: the last lead. */
+static int layout_group(Layout *lay, Py_ssize_t k, long lead, long far, int32_t *prev_lead, int32_t *prev_far) {
+    if (lead < 0 || lead >= lay->n_primary || far < lead || far >= lay->n_items || lead < *prev_lead ||
+        (lead == *prev_lead && far < *prev_far)) {
+        layout_free(lay);
+        PyErr_Format(PyExc_ValueError, "frontier count: option %zd is not in lead / far order", k);
+        return -1;
+    }
+    if (lead != *prev_lead || far != *prev_far) {
+        lay->group_start[lay->n_groups] = (int32_t)k;
+        lay->group_far_item[lay->n_groups] = (int32_t)far;
+        for (long c = *prev_lead + 1; c <= lead; c++) lay->lead_start[c] = lay->n_groups;
+        lay->n_groups++;
+        *prev_lead = (int32_t)lead;
+        *prev_far = (int32_t)far;
+    }
+    lay->option_lead[k] = (int32_t)lead;
+    return 0;
+}
+
+/* The count's result as count() returns it (see there). */
+static PyObject *count_result(const Tally *tally, double elapsed, int key_bits) {
+    if (tally->status == FR_NOMEM) return PyErr_NoMemory();
+    if (tally->status == FR_OVERFLOW) {
+        PyErr_SetString(PyExc_OverflowError, "the count passed 2^128");
+        return NULL;
+    }
+    if (tally->status == FR_DECLINED) Py_RETURN_NONE;
+    return Py_BuildValue("KKKKKKdi", (unsigned long long)(tally->total >> 64), (unsigned long long)tally->total,
+                         (unsigned long long)tally->states, (unsigned long long)tally->leaves,
+                         (unsigned long long)tally->transitions, (unsigned long long)tally->updates, elapsed,
+                         key_bits);
+}
+
+/* Fix the front at n_front items (the rest is the tail): the levels, the groups of the
+ * levels past the last lead (none), and, for a cover given by absolute masks, the window
+ * terms of its options and of the start `covered`. */
+static void set_front(Layout *lay, int n_front, int32_t last_lead, int absolute, u128 covered) {
+    lay->n_front = n_front;
+    lay->n_levels = lay->n_primary < n_front ? lay->n_primary : n_front;
+    for (long c = last_lead + 1; c <= lay->n_levels; c++) lay->lead_start[c] = lay->n_groups;
+    if (absolute) window_terms(lay, n_front, covered);
+}
+
+/* Count with 64-bit keys and a tail of t64 items when t64 >= 0; else, or when that count
+ * passed 2^64, with 128-bit keys and a tail of t128 items.  The key width used. */
+static int count_widths(Layout *lay, int t64, int t128, int32_t last_lead, int absolute, u128 covered,
+                        Tally *tally) {
+    const Tally caps = *tally;
+    if (t64 >= 0) {
+        set_front(lay, lay->n_items - t64, last_lead, absolute, covered);
+        narrow_count(lay, 64 - t64, tally);
+        if (tally->status != FR_OVERFLOW) return 64;
+    }
+    set_front(lay, lay->n_items - t128, last_lead, absolute, covered);
+    *tally = caps;
+    wide_count(lay, 128 - t128, tally);
+    return 128;
 }
 
 /*
@@ -214,16 +320,7 @@ static PyObject *frontier_count(PyObject *self, PyObject *args) {
     memset(&lay, 0, sizeof lay);
     lay.n_items = n_items;
     lay.n_primary = n_primary;
-    lay.n_options = (int)n_opt;
-    lay.lead_start = calloc((size_t)n_primary + 2, sizeof(int32_t));
-    lay.group_start = malloc(sizeof(int32_t) * ((size_t)n_opt + 1));
-    lay.group_far_item = malloc(sizeof(int32_t) * ((size_t)n_opt + 1));
-    lay.option_lead = malloc(sizeof(int32_t) * ((size_t)n_opt + 1));
-    lay.option_mask = malloc(sizeof(u128) * ((size_t)n_opt + 1));
-    if (!lay.lead_start || !lay.group_start || !lay.group_far_item || !lay.option_lead || !lay.option_mask) {
-        layout_free(&lay);
-        return PyErr_NoMemory();
-    }
+    if (layout_alloc(&lay, n_primary, n_opt)) return NULL;
     lay.n_shifts = (int)n_shifts;
     lay.min_piece = min_piece < 2 ? 2 : min_piece;
     lay.cells = ((u128)cells_hi << 64) | (u128)cells_lo;
@@ -251,22 +348,13 @@ static PyObject *frontier_count(PyObject *self, PyObject *args) {
             layout_free(&lay);
             return NULL;
         }
-        if (lead < 0 || lead >= n_primary || far < lead || far >= n_items || lead < prev_lead ||
-            (lead == prev_lead && far < prev_far) || !((mask >> lead) & 1) || !((mask >> far) & 1) ||
-            (lead && (mask & (((u128)1 << lead) - 1))) || (mask >> far >> 1)) {
+        if (layout_group(&lay, k, lead, far, &prev_lead, &prev_far)) return NULL;
+        if (!((mask >> lead) & 1) || !((mask >> far) & 1) || (lead && (mask & (((u128)1 << lead) - 1))) ||
+            (mask >> far >> 1)) {
             layout_free(&lay);
-            PyErr_Format(PyExc_ValueError, "frontier count: option %zd is not in lead / far order", k);
+            PyErr_Format(PyExc_ValueError, "frontier count: option %zd's items do not match its lead and far item", k);
             return NULL;
         }
-        if (lead != prev_lead || far != prev_far) {
-            lay.group_start[lay.n_groups] = (int32_t)k;
-            lay.group_far_item[lay.n_groups] = (int32_t)far;
-            for (long c = prev_lead + 1; c <= lead; c++) lay.lead_start[c] = lay.n_groups;
-            lay.n_groups++;
-            prev_lead = (int32_t)lead;
-            prev_far = (int32_t)far;
-        }
-        lay.option_lead[k] = (int32_t)lead;
         lay.option_mask[k] = mask;
     }
     lay.group_start[lay.n_groups] = (int32_t)n_opt;
@@ -282,41 +370,111 @@ static PyObject *frontier_count(PyObject *self, PyObject *args) {
     int key_bits = 128;
     double started = now_seconds();
     Py_BEGIN_ALLOW_THREADS
-    int t = narrow ? choose_window(&lay, covered) : -1;
-    if (t >= 0) {
-        lay.n_front = n_items - t;
-        lay.n_levels = n_primary < lay.n_front ? n_primary : lay.n_front;
-        for (long c = prev_lead + 1; c <= lay.n_levels; c++) lay.lead_start[c] = lay.n_groups;
-        narrow_count(&lay, 64 - t, covered, &tally);
-        key_bits = 64;
-    }
-    if (t < 0 || tally.status == FR_OVERFLOW) { /* no 64-bit window, or a count past 2^64 */
-        lay.n_front = n_items;
-        lay.n_levels = n_primary;
-        for (long c = prev_lead + 1; c <= lay.n_levels; c++) lay.lead_start[c] = lay.n_groups;
-        Tally wide = {.max_transitions = max_transitions, .max_bytes = max_bytes};
-        wide_count(&lay, 128, covered, &wide);
-        tally = wide;
-        key_bits = 128;
-    }
+    /* a 64-bit window when one fits; else 128-bit keys over every item (no tail) */
+    key_bits = count_widths(&lay, narrow ? choose_window(&lay, covered) : -1, 0, prev_lead, 1, covered, &tally);
     Py_END_ALLOW_THREADS
     double elapsed = now_seconds() - started;
     layout_free(&lay);
+    return count_result(&tally, elapsed, key_bits);
+}
 
-    if (tally.status == FR_NOMEM) return PyErr_NoMemory();
-    if (tally.status == FR_OVERFLOW) {
-        PyErr_SetString(PyExc_OverflowError, "the count passed 2^128");
+static int highest_or_minus1(u128 x) { return x ? highest128(x) : -1; }
+
+/*
+ * count_window(n_items, n_primary, n_front, leads, fars, front_lo, front_hi, tail_lo, tail_hi,
+ *              start_level, start_front_lo, start_front_hi, start_tail_lo, start_tail_hi,
+ *              max_transitions, max_bytes, narrow) -> as count()
+ *
+ * The same count for a cover of ANY number of items whose options fit one window: items
+ * below n_front are front items (every lead among them), the t = n_items - n_front others
+ * the tail (t <= 127).  Each option comes in window terms (see Layout): its front items
+ * other than the lead as bits item - lead - 1 (front_lo/hi), its tail items as bits
+ * item - n_front (tail_lo/hi); so does the start.  No walls.  Keys of 64 bits when the
+ * front bits used and the tail fit them, else of 128; None (declined) also when they do
+ * not fit 128 bits.
+ */
+static PyObject *frontier_count_window(PyObject *self, PyObject *args) {
+    (void)self;
+    int n_items, n_primary, n_front, start_level, narrow;
+    PyObject *leads, *fars, *front_lo, *front_hi, *tail_lo, *tail_hi;
+    unsigned long long sf_lo, sf_hi, st_lo, st_hi, max_transitions, max_bytes;
+    if (!PyArg_ParseTuple(args, "iiiO!O!O!O!O!O!iKKKKKKp", &n_items, &n_primary, &n_front, &PyList_Type, &leads,
+                          &PyList_Type, &fars, &PyList_Type, &front_lo, &PyList_Type, &front_hi, &PyList_Type,
+                          &tail_lo, &PyList_Type, &tail_hi, &start_level, &sf_lo, &sf_hi, &st_lo, &st_hi,
+                          &max_transitions, &max_bytes, &narrow))
+        return NULL;
+    Py_ssize_t n_opt = PyList_GET_SIZE(leads);
+    int t = n_items - n_front;
+    if (n_items < 1 || n_primary < 1 || n_primary > n_items || n_front < 1 || t < 0 || t > 127 ||
+        start_level < 0 || PyList_GET_SIZE(fars) != n_opt || PyList_GET_SIZE(front_lo) != n_opt ||
+        PyList_GET_SIZE(front_hi) != n_opt || PyList_GET_SIZE(tail_lo) != n_opt || PyList_GET_SIZE(tail_hi) != n_opt ||
+        n_opt > INT32_MAX - 1) {
+        PyErr_SetString(PyExc_ValueError,
+                        "frontier count_window: a front of 1.. items, a tail of at most 127, one lead, far item, "
+                        "front and tail bits per option, a start level of 0 or more");
         return NULL;
     }
-    if (tally.status == FR_DECLINED) Py_RETURN_NONE;
-    return Py_BuildValue("KKKKKKdi", (unsigned long long)(tally.total >> 64), (unsigned long long)tally.total,
-                         (unsigned long long)tally.states, (unsigned long long)tally.leaves,
-                         (unsigned long long)tally.transitions, (unsigned long long)tally.updates, elapsed,
-                         key_bits);
+    Layout lay;
+    memset(&lay, 0, sizeof lay);
+    lay.n_items = n_items;
+    lay.n_primary = n_primary;
+    if (layout_alloc(&lay, n_primary, n_opt)) return NULL;
+    int32_t prev_lead = -1, prev_far = -1;
+    int reach = highest_or_minus1(((u128)sf_hi << 64) | (u128)sf_lo); /* the front bits any key uses */
+    for (Py_ssize_t k = 0; k < n_opt; k++) {
+        long lead = PyLong_AsLong(PyList_GET_ITEM(leads, k));
+        long far = PyLong_AsLong(PyList_GET_ITEM(fars, k));
+        u128 front = u128_from(front_lo, front_hi, k), tail = u128_from(tail_lo, tail_hi, k);
+        if (PyErr_Occurred()) {
+            layout_free(&lay);
+            return NULL;
+        }
+        if (layout_group(&lay, k, lead, far, &prev_lead, &prev_far)) return NULL;
+        int far_bit = far < n_front ? (int)(far - lead - 1) : (int)(far - n_front);
+        u128 far_set = far < n_front ? front : tail;
+        if (lead >= n_front || (t ? tail >> t : tail) != 0 ||
+            (far != lead && (far_bit > 127 || !((far_set >> far_bit) & 1))) ||
+            (far < n_front ? (tail != 0 || (far == lead ? front != 0 : front >> far_bit >> 1 != 0))
+                           : tail >> far_bit >> 1 != 0)) {
+            layout_free(&lay);
+            PyErr_Format(PyExc_ValueError, "frontier count_window: option %zd's bits do not match its lead and far item", k);
+            return NULL;
+        }
+        int h = highest_or_minus1(front);
+        if (h > reach) reach = h;
+        lay.option_front[k] = front;
+        lay.option_tail[k] = tail;
+    }
+    lay.group_start[lay.n_groups] = (int32_t)n_opt;
+    lay.start_level = start_level;
+    lay.start_front = ((u128)sf_hi << 64) | (u128)sf_lo;
+    lay.start_tail = ((u128)st_hi << 64) | (u128)st_lo;
+    if ((t ? lay.start_tail >> t : lay.start_tail) != 0) {
+        layout_free(&lay);
+        PyErr_SetString(PyExc_ValueError, "frontier count_window: the start names a tail item that does not exist");
+        return NULL;
+    }
+    /* a key holds F = KEY_BITS - t front bits: every front bit used must be below F */
+    if (reach >= 128 - t) {
+        layout_free(&lay);
+        Py_RETURN_NONE;
+    }
+    Tally tally = {.max_transitions = max_transitions, .max_bytes = max_bytes};
+    int key_bits = 128;
+    double started = now_seconds();
+    Py_BEGIN_ALLOW_THREADS
+    int fits64 = narrow && t <= 63 && reach < 64 - t;
+    key_bits = count_widths(&lay, fits64 ? t : -1, t, prev_lead, 0, 0, &tally);
+    Py_END_ALLOW_THREADS
+    double elapsed = now_seconds() - started;
+    layout_free(&lay);
+    return count_result(&tally, elapsed, key_bits);
 }
 
 static PyMethodDef frontier_methods[] = {
     {"count", frontier_count, METH_VARARGS, "Count exact covers level by level; see core/frontier.py."},
+    {"count_window", frontier_count_window, METH_VARARGS,
+     "Count exact covers of any size level by level, in window terms; see core/frontier.py."},
     {NULL, NULL, 0, NULL},
 };
 

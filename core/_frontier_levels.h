@@ -286,9 +286,9 @@ static void LV(expand_level)(LV(Run) *r, int c, LV(Pair) **scratch, size_t *scra
 }
 #endif
 
-/* Count from the start state `covered` (a full item set) with front window F and tail
- * t = n_items - n_front bits; the layout's options must fit (see choose_window). */
-static void LV(count)(const Layout *lay, int F, u128 covered, Tally *out) {
+/* Count from the layout's start state with front window F and tail t = n_items - n_front
+ * bits; the layout's options and start must fit (see window_fits). */
+static void LV(count)(const Layout *lay, int F, Tally *out) {
     LV(Run) r;
     memset(&r, 0, sizeof r);
     r.lay = lay;
@@ -308,15 +308,13 @@ static void LV(count)(const Layout *lay, int F, u128 covered, Tally *out) {
         r.status = FR_NOMEM;
         goto done;
     }
-    u128 front_items = n_front >= 128 ? ~(u128)0 : (((u128)1 << n_front) - 1);
-    /* an item set as a key of level c: front items above c, then the tail */
-    #define AS_KEY(set, c) ((KEY)(((set) & front_items) >> (c) >> 1) | \
-                            (t ? (KEY)((set) >> n_front) << F : 0))
+    /* window terms as a key: the front bits (items above the level), then the tail */
+    #define AS_KEY(front, tail) ((KEY)(front) | (t ? (KEY)(tail) << F : 0))
     for (int32_t g = 0; g < lay->n_groups; g++) {
         int lead = lay->option_lead[lay->group_start[g]], far = lay->group_far_item[g];
-        r.group_far[g] = far == lead ? 0 : AS_KEY((u128)1 << far, lead);
+        r.group_far[g] = far == lead ? 0 : far < n_front ? (KEY)1 << (far - lead - 1) : (KEY)1 << (F + far - n_front);
     }
-    for (int32_t k = 0; k < lay->n_options; k++) r.rest[k] = AS_KEY(lay->option_mask[k], lay->option_lead[k]);
+    for (int32_t k = 0; k < lay->n_options; k++) r.rest[k] = AS_KEY(lay->option_front[k], lay->option_tail[k]);
     for (int c = 0; c < lay->n_levels; c++) { /* groups come by far item: the tail ones last */
         int32_t g = lay->lead_start[c];
         while (g < lay->lead_start[c + 1] && lay->group_far_item[g] < n_front) g++;
@@ -327,14 +325,13 @@ static void LV(count)(const Layout *lay, int F, u128 covered, Tally *out) {
             r.group_of_bit[(size_t)c * KEY_BITS + bit] = g;
         }
     }
-    u128 open = ~covered & front_items;
-    int c0 = open ? ctz128(open) : 128;
+    int c0 = lay->start_level;
     if (c0 >= lay->n_levels) { /* the start covers every front primary item */
-        r.total = (AS_KEY(covered, 0) & r.tail_need) == r.tail_need;
+        r.total = (AS_KEY(0, lay->start_tail) & r.tail_need) == r.tail_need;
     } else {
         LV(Pair) *scratch = NULL, *table = NULL;
         size_t scratch_cap = 0, table_cap = 0;
-        LV(send)(&r, c0, AS_KEY(covered, c0), 1);
+        LV(send)(&r, c0, AS_KEY(lay->start_front, lay->start_tail), 1);
         for (int c = c0; c < lay->n_levels && r.status == FR_DONE; c++)
             if (r.pending[c].n) LV(expand_level)(&r, c, &scratch, &scratch_cap, &table, &table_cap);
         free(scratch);

@@ -6,8 +6,9 @@ whose lowest uncovered item is ``c`` form level ``c``; :class:`LevelCounter` exp
 levels in increasing order, each distinct covered set once with the number of paths
 reaching it, so a 6x10 pentomino box costs 1.3 million distinct states (with its board
 geometry) rather than 3.6 million MRV nodes.  It takes plain covers (no colors, no
-multiplicities) of at most 128 items, and the caller falls back to search when it
-declines: its memory or work cap reached, which happens where the frontier is wide (a
+multiplicities) of at most 128 items, and bigger ones whose options all fit one 128-bit
+window (:func:`window_front`: a 16x16 board of dominoes, a long strip), and the caller
+falls back to search when it declines: its memory or work cap reached, which happens where the frontier is wide (a
 3x4x5 pentacube box has over 100 million states at a middle level).
 
 Where it pays is not known exactly in advance.  On a 6x10 pentomino box it is 5.7x
@@ -69,9 +70,16 @@ class LevelCounter:
     """
 
     def __init__(self, ec: ExactCover, region: RegionRule | None = None, walls: bool = True):
-        if not accepts(ec):
-            raise ValueError("counting by levels needs a plain exact cover of at most 128 items")
+        why = refusal(ec)
+        if why is not None:
+            raise ValueError(why)
         self.ec = ec
+        #: past MAX_ITEMS items: the front's size (see :func:`window_front`); the options go
+        #: to C in window terms, without walls
+        self._front = window_front(ec) if ec.n_items > MAX_ITEMS else None
+        if self._front is not None:
+            self._windowed(self._front)
+            return
         rows = []
         for option in ec.options:
             places = sorted(i for i, _ in option)
@@ -104,6 +112,25 @@ class LevelCounter:
             src_lo, src_hi = _halves(sources.values())
             self._geometry = (list(sources), src_lo, src_hi, cells & ((1 << 64) - 1), cells >> 64, smallest)
 
+    def _windowed(self, n_front: int) -> None:
+        """The options in window terms: each front item but the lead as bit item - lead - 1,
+        each tail item as bit item - n_front."""
+        rows = []
+        for option in self.ec.options:
+            places = sorted(i for i, _ in option)
+            if places[0] >= self.ec.n_primary:
+                continue
+            lead = places[0]
+            front = sum(1 << (i - lead - 1) for i in places[1:] if i < n_front)
+            tail = sum(1 << (i - n_front) for i in places if i >= n_front)
+            rows.append((lead, places[-1], front, tail))
+        rows.sort(key=lambda row: row[:2])
+        self._leads = [lead for lead, _, _, _ in rows]
+        self._fars = [far for _, far, _, _ in rows]
+        self._front_lo, self._front_hi = _halves(front for _, _, front, _ in rows)
+        self._tail_lo, self._tail_hi = _halves(tail for _, _, _, tail in rows)
+        self._geometry = ()
+
     @property
     def has_walls(self) -> bool:
         """Whether moves that wall a cell in are dropped (see above)."""
@@ -114,6 +141,12 @@ class LevelCounter:
         """Count the covers completing ``covered`` (distinct item ids, e.g. the items of a
         path's options), or None when a cap was reached first.  ``narrow=False`` keeps to
         128-bit keys and counts (for tests: both widths must agree)."""
+        if self._front is not None:
+            out = self._count_windowed(set(covered), max_transitions, max_bytes, narrow)
+            if out is None:
+                return None
+            high, low, *cost = out
+            return LevelCount((high << 64) | low, *cost)
         start = sum(1 << i for i in covered)
         out = _frontier.count(
             self.ec.n_items, self.ec.n_primary, self._leads, self._fars, self._lo, self._hi,
@@ -124,6 +157,21 @@ class LevelCounter:
             return None
         high, low, *cost = out
         return LevelCount((high << 64) | low, *cost)
+
+
+    def _count_windowed(self, covered: set[int], max_transitions: int, max_bytes: int, narrow: bool):
+        n_front = self._front
+        level = next((i for i in range(n_front) if i not in covered), n_front)
+        front = sum(1 << (i - level - 1) for i in covered if level < i < n_front)
+        tail = sum(1 << (i - n_front) for i in covered if i >= n_front)
+        if front >> 128:
+            return None  # the start reaches past any window: the search counts it
+        low = (1 << 64) - 1
+        return _frontier.count_window(
+            self.ec.n_items, self.ec.n_primary, n_front, self._leads, self._fars, self._front_lo, self._front_hi,
+            self._tail_lo, self._tail_hi, level, front & low, front >> 64, tail & low, tail >> 64,
+            int(max_transitions), int(max_bytes), bool(narrow),
+        )
 
 
 def _hitting_sets(masks: list[int], leads: set[int], most: int = 6) -> dict[int, list[int]]:
@@ -185,11 +233,38 @@ def worth_trying(ec: ExactCover) -> bool:
     return accepts(ec) and band(ec) <= AUTO_MAX_BAND
 
 
+def window_front(ec: ExactCover) -> int | None:
+    """For a cover of more than :data:`MAX_ITEMS` items: the size of its front (the items
+    up to the last lead; the rest, at most 127 items, is the tail) when every option's
+    front items lie within 128 - tail items of its lead, so that every state fits one
+    128-bit key; else None."""
+    rows = [sorted(i for i, _ in option) for option in ec.options]
+    leads = [places[0] for places in rows if places[0] < ec.n_primary]
+    if not leads:
+        return None
+    n_front = max(leads) + 1
+    t = ec.n_items - n_front
+    if t > 127:
+        return None
+    reach = max((max(i for i in places if i < n_front) - places[0] for places in rows if places[0] < ec.n_primary),
+                default=0)
+    return n_front if reach <= 128 - t else None
+
+
+def refusal(ec: ExactCover) -> str | None:
+    """Why this cover cannot be counted by levels, or None when it can."""
+    what = "counting by levels needs a plain exact cover"
+    if ec.n_primary == 0:
+        return f"{what} with a primary item"
+    if any(ec.bound(i) != (1, 1) for i in range(ec.n_primary)) or any(c for o in ec.options for _, c in o):
+        return f"{what} (no colors or multiplicities); this one has some"
+    if ec.n_items > MAX_ITEMS and window_front(ec) is None:
+        return (f"{what} of at most {MAX_ITEMS} items, or whose options each reach at most 128 items (less those "
+                f"after the last lead) past their lowest item; this one has {ec.n_items} items and reaches further")
+    return None
+
+
 def accepts(ec: ExactCover) -> bool:
-    """Can this cover be counted by levels? (plain, at most 128 items)"""
-    return (
-        0 < ec.n_primary
-        and ec.n_items <= MAX_ITEMS
-        and all(ec.bound(i) == (1, 1) for i in range(ec.n_primary))
-        and not any(c for option in ec.options for _, c in option)
-    )
+    """Can this cover be counted by levels? (plain; at most 128 items, or options that fit
+    one 128-bit window: see :func:`window_front`)"""
+    return refusal(ec) is None

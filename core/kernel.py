@@ -13,7 +13,7 @@ from typing import Sequence
 
 from . import _kernel
 from .exact_cover import ExactCover
-from .frontier import AUTO_TRIAL_NODES, LevelCounter, accepts, worth_trying
+from .frontier import AUTO_TRIAL_NODES, LevelCounter, refusal, worth_trying
 from .pruning import RegionRule
 from .search import SolveResult, Solver, Stats, Subpath
 
@@ -76,8 +76,8 @@ class KernelSolver(Solver):
         #: False for none.  Used only when counting a problem without colors or
         #: multiplicities (where the covered items are the whole state).
         self.memo = memo
-        #: count level by level (core/frontier.py) a plain cover of at most 128 items,
-        #: counted whole (no budget, split or limit; the search takes over when the level
+        #: count level by level (core/frontier.py) a plain cover of at most 128 items, or
+        #: one whose options fit one window (core.frontier.window_front), counted whole (no budget, split or limit; the search takes over when the level
         #: count's memory, the memo cap, runs out): True always, "auto" where it is
         #: expected to pay (see :meth:`levels_pay`), False never
         if levels not in (True, False, "auto"):
@@ -86,10 +86,9 @@ class KernelSolver(Solver):
         #: board geometry for the level count (cells walled in by a move are dead); the
         #: search prunes by ``region`` instead, which a plain cover's MRV does not need
         self.board = board
-        if levels is True and not accepts(ec):
-            why = f"this one has {ec.n_items} items" if ec.n_items > 128 else "this one has colors or multiplicities"
-            raise ValueError("counting by levels needs a plain exact cover (no colors or multiplicities) "
-                             f"of at most 128 items; {why}")
+        why = refusal(ec) if levels is True else None
+        if why is not None:
+            raise ValueError(why)
         self._problem = compile_problem(ec, heuristic, region)
         self.memo_hits = 0
         #: how the last solve() counted: "search" or "levels" (core/frontier.py)

@@ -112,7 +112,7 @@ def problem_options(f):
                          help="count by visiting every solution (the kernel's counting memo off)"),
             click.option("--by-levels", is_flag=True,
                          help="count level by level over frontier states instead of searching "
-                              "(plain covers of at most 128 items; see README)"),
+                              "(plain covers of at most 128 items, or whose options fit one window; see README)"),
             click.option("--by-search", is_flag=True,
                          help="count by searching even where counting by levels is expected to pay "
                               "(the default chooses; see README)"),

@@ -176,8 +176,80 @@ def test_the_search_takes_over_when_the_level_count_runs_out_of_memory():
 def test_covers_the_level_count_cannot_take_are_refused():
     colored = ExactCover.from_indices(["a", "x"], 1, [[(0, 0), (1, 1)]], ("", "red"), None)
     counted = ExactCover.from_indices(["a"], 1, [[(0, 0)]], ("",), [(0, 2)])
-    wide = ExactCover.from_indices([f"i{k}" for k in range(129)], 129, [[(k, 0)] for k in range(129)], ("",), None)
+    # 200 items, one option reaching from the first to the last: no 128-bit window holds it
+    wide = ExactCover.from_indices([f"i{k}" for k in range(200)], 200,
+                                   [[(0, 0), (199, 0)]] + [[(k, 0)] for k in range(200)], ("",), None)
     for ec in (colored, counted, wide):
         assert not accepts(ec)
         with pytest.raises(ValueError, match="plain exact cover"):
             KernelSolver(ec, levels=True)
+
+
+@st.composite
+def banded_covers(draw):
+    """Covers of 129 to 220 items whose options stay within a band (so one window holds
+    every state): consecutive runs of a planted solution (so that some covers exist),
+    random options within the band, and a few tail items (primary or secondary)."""
+    n_front = draw(st.integers(129, 200))
+    width = draw(st.integers(1, 6))
+    n_tail = draw(st.integers(0, 5))
+    n_tail_primary = draw(st.integers(0, n_tail))
+    tail = list(range(n_front, n_front + n_tail))
+    options, at = [], 0
+    while at < n_front:  # the planted solution: runs of 1..width items
+        run = draw(st.integers(1, width))
+        options.append(list(range(at, min(n_front, at + run))))
+        at += run
+    options[-1] = options[-1] + tail[:n_tail_primary]  # the primary tail items, planted too
+    for _ in range(draw(st.integers(0, 60))):
+        lead = draw(st.integers(0, n_front - 1))
+        items = {lead} | set(draw(st.lists(st.integers(lead, min(n_front - 1, lead + width)), max_size=3)))
+        if tail and draw(st.booleans()):
+            items.add(draw(st.sampled_from(tail)))
+        options.append(sorted(items))
+    # primary items first: the primary tail items go before the secondary ones
+    n_primary = n_front + n_tail_primary
+    names = [f"c{i}" for i in range(n_front)] + [f"t{j}" for j in range(n_tail)]
+    return ExactCover.from_indices(names, n_primary, [[(i, 0) for i in o] for o in options], ("",), None)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(banded_covers())
+def test_covers_past_128_items_are_counted_in_one_window(ec):
+    assert ec.n_items > 128 and accepts(ec)
+    expected = KernelSolver(ec).count()
+    counter = LevelCounter(ec)
+    narrow, wide = counter.count(), counter.count(narrow=False)
+    assert narrow.count == wide.count == expected
+    assert wide.key_bits == 128 and not counter.has_walls
+    solver = KernelSolver(ec, levels=True)
+    assert solver.count() == expected and solver.counted_by == "levels"
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(banded_covers(), st.integers(1, 3), st.data())
+def test_covers_past_128_items_below_any_node(ec, depth, data):
+    search = KernelSolver(ec)
+    frontier = search.split(depth)
+    node = data.draw(st.sampled_from(frontier))
+    covered = [i for k in node.path for i, _ in ec.options[k]]
+    done = LevelCounter(ec).count(covered)
+    # a path may cover items too far above its lowest uncovered one for any window: declined
+    if done is not None:
+        assert done.count == search.solve(node.path).count
+
+
+def test_a_strip_past_128_items_past_2_to_the_64_and_a_start_reaching_too_far():
+    n = 150  # a 1 x 150 strip of monominoes and dominoes: Fibonacci many tilings
+    options = [[(i, 0)] for i in range(n)] + [[(i, 0), (i + 1, 0)] for i in range(n - 1)]
+    ec = ExactCover.from_indices([f"i{k}" for k in range(n)], n, options, ("",), None)
+    counter = LevelCounter(ec)
+    fib = [1, 1]
+    while len(fib) <= n:
+        fib.append(fib[-1] + fib[-2])
+    whole = counter.count()
+    assert (whole.count, whole.key_bits) == (fib[n], 128)  # F(150) > 2^64: 128-bit counts
+    assert counter.count([0, 1]).count == fib[n - 2]
+    assert counter.count([149]) is None  # item 149 covered, item 0 not: no window holds it
+    solver = KernelSolver(ec, levels=True)
+    assert solver.solve([n]).count == fib[n - 2] and solver.counted_by == "levels"  # the domino 0-1 first

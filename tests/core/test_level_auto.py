@@ -31,7 +31,7 @@ def test_band_is_the_frontier_width_of_the_library_boxes(name, expected_band):
         ("soma", 11_520, "levels"),
         ("pentomino-8x8-centre", 520, "search"),  # band 30: the search's tree is smaller
         ("dominoes-4x4", 36, "search"),  # the trial search counts it
-        ("dominoes-12x12", 53_060_477_521_960_000, "search"),  # 144 items: not a level count's
+        ("dominoes-12x12", 53_060_477_521_960_000, "levels"),  # 144 items in one window
     ],
 )
 def test_auto_chooses_where_it_pays(name, expected, counted_by):

@@ -16,6 +16,8 @@ from core.polyform import problem_from_text
         ("soma", 11_520),
         ("dominoes-8x8", 12_988_816),
         ("dominoes-10x10", 258_584_046_368),
+        ("dominoes-12x12", 53_060_477_521_960_000),  # 144 items: counted in one window
+        ("dominoes-16x16", 2_444_888_770_250_892_795_802_079_170_816),  # 256 items, past 2^64
         ("latin-5", 161_280),
     ],
 )
@@ -28,6 +30,13 @@ def test_published_counts_by_levels(name, expected):
 def test_level_count_equals_the_memoised_search_on_a_bigger_board():
     problem = load("dominoes-10x12")  # 120 items: near the level count's 128
     assert problem.solver(levels=True).count() == problem.solver().count()
+
+
+def test_a_long_strip_past_128_cells_by_levels_equals_the_memoised_search():
+    text = 'kind = "polyform"\nsize = [4, 45]\n[[pieces]]\nname = "L"\nshape = """\n#.\n##\n"""\ncount = "any"\n'
+    problem = problem_from_text(text, format="toml")  # 180 cells
+    solver = problem.solver(levels=True)
+    assert solver.count() == problem.solver().count() and solver.counted_by == "levels"
 
 
 def test_tromino_tilings_of_4x18_by_levels():
