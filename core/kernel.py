@@ -168,14 +168,19 @@ class KernelSolver(Solver):
 
     def _count_by_levels(self, path: tuple[int, ...], memo_bytes: int) -> SolveResult | None:
         """Count below ``path`` level by level (core/frontier.py), or None when its memory
-        cap runs out first."""
+        cap runs out first or the count passes 2^128."""
         started = time.perf_counter()
         if self._counter is None:
             self._counter = LevelCounter(self.ec, self.board or self.region)
         # replay the path (an illegal one raises PathError, as a search would) for its weight
         factors = _kernel.solve(self._problem, list(path), False, -1, -1, -1.0, len(path), 0)[8]
         covered = [i for k in path for i, _ in self.ec.options[k]]
-        done = self._counter.count(covered, max_bytes=memo_bytes)
+        try:
+            done = self._counter.count(covered, max_bytes=memo_bytes)
+        except OverflowError:
+            # past 2^128: declined like a full memory; the search counts subtree by subtree
+            # (and under a budget hands the rest on), or reports the overflow itself
+            return None
         if done is None:
             return None
         self.counted_by = "levels"

@@ -51,6 +51,9 @@ class Group(click.Group):
         except OperationalError as exc:
             reason = str(exc.orig or exc).strip().splitlines()[0]
             raise CLIError(f"the database stopped answering: {reason}") from exc
+        except OverflowError as exc:  # a subproblem's count past 2^128 (the run is marked failed)
+            raise CLIError(f"{exc}: one subproblem's count is too big for the kernel; split the run "
+                           "deeper (--split-depth D or --subproblems N)") from exc
 
 
 def _load_plugins() -> None:

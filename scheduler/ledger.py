@@ -492,6 +492,27 @@ class Progress:
         return sum(self.states.values())
 
 
+#: SQLite's SUM adds integers in 64 bits (an error past 2^63) and CAST turns longer
+#: decimals into floats: it sums the counts only while they cannot pass this together
+_SQLITE_EXACT_SUM = 2**63 - 1
+
+
+def _done_solutions(session: Any, run_id: int) -> int:
+    """The solutions found by a run's done subproblems, exactly (counts are decimal text of
+    any size): PostgreSQL sums them as NUMERIC; SQLite does when they are few and short
+    enough for its 64-bit sum, else they are summed here."""
+    where = "FROM subproblems WHERE run_id = :r AND state = 'done'"
+    if session.get_bind().dialect.name != "sqlite":
+        return int(session.scalar(text(f"SELECT SUM(CAST(count AS NUMERIC)) {where}"), {"r": run_id}) or 0)
+    rows, digits = session.execute(text(f"SELECT COUNT(count), MAX(LENGTH(count)) {where}"), {"r": run_id}).one()
+    if not rows:
+        return 0
+    if rows * 10 ** int(digits) <= _SQLITE_EXACT_SUM:
+        return int(session.scalar(text(f"SELECT SUM(CAST(count AS INTEGER)) {where}"), {"r": run_id}) or 0)
+    counts = session.scalars(text(f"SELECT count {where}"), {"r": run_id})
+    return sum(int(c) for c in counts if c is not None)
+
+
 def progress(ledger: Ledger, run_id: int) -> Progress:
     with ledger.session() as session:
         run = session.get(Run, run_id)
@@ -507,10 +528,7 @@ def progress(ledger: Ledger, run_id: int) -> Progress:
                 Subproblem.run_id == run_id, Subproblem.state == DONE
             )
         ).one()
-        solutions = session.scalar(
-            text("SELECT SUM(CAST(count AS NUMERIC)) FROM subproblems WHERE run_id = :r AND state = 'done'"),
-            {"r": run_id},
-        )
+        solutions = _done_solutions(session, run_id)
         end = run.finished_at or utcnow()
         if run.status == DONE:
             done_f, solutions, nodes = 1.0 if run.mode != "first" else done_f, run.solutions, run.nodes

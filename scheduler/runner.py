@@ -135,7 +135,7 @@ class _LocalRun:
     def _result(self, fut: Future, what: str) -> Any:
         try:
             return fut.result()
-        except (PathError, ValueError) as exc:
+        except (PathError, ValueError, OverflowError) as exc:
             fail_run(self.ledger, self.run.id, f"{what}: {exc}")
             raise
 
@@ -238,7 +238,7 @@ def execute_one(ledger: Ledger, sub_id: int, executor: CeleryExecutor | None) ->
     solver = cached_solver(key, None if is_cached(key) else run_spec(ledger, run.id), run.options)
     try:
         outcome = solve_task(solver, task, run.mode, run.options)
-    except (PathError, ValueError) as exc:
+    except (PathError, ValueError, OverflowError) as exc:
         fail_run(ledger, run.id, f"subproblem {sub_id}: {exc}")
         raise
     (children,) = record_results(ledger, [outcome], queued=True, sampling=run.sampling)

@@ -48,3 +48,17 @@ def test_tromino_tilings_of_4x18_by_levels():
 def test_6x6_tilings_by_levels(pieces, expected):
     text = f'kind = "polyform"\nsize = [6, 6]\n[[pieces]]\nset = "{pieces}"\ncount = "any"\n'
     assert problem_from_text(text, format="toml").solver(levels=True).count() == expected
+
+
+def test_a_level_count_past_2_to_the_128_leaves_it_to_the_search():
+    from core.exact_cover import ExactCover
+    from core.kernel import KernelSolver
+
+    # 81 items, each taken by any of 3 options of its own: 3^81 > 2^128 covers
+    ec = ExactCover.from_indices([f"i{j}" for j in range(81)], 81, [[(j, 0)] for j in range(81) for _ in range(3)])
+    solver = KernelSolver(ec, levels=True)
+    with pytest.raises(OverflowError):  # the level count declined; the search reports it
+        solver.solve()
+    assert solver.counted_by == "search"
+    below = solver.solve([0, 3, 6])  # one option for each of the first three items
+    assert below.count == 3**78 and solver.counted_by == "levels"

@@ -86,7 +86,14 @@ def test_counts_beyond_64_bits_are_exact(any_url):
     for t in tasks:
         outcomes.append(Outcome(run_id=run_id, sub_id=t.sub_id, count=huge, distinct=huge // 4, nodes=2**40,
                                 seconds=0.1, stats={"nodes": 2**40}, weight_done=t.weight))
+    # while it runs too: counts below 2^63 that pass it together (SQLite's SUM would
+    # overflow), then counts past it (SQLite's CAST would round them)
+    L.record_results(ledger, [Outcome(**{**o.__dict__, "count": 2**62 + 1}) for o in outcomes[:2]])
+    assert L.progress(ledger, run_id).solutions == 2 * (2**62 + 1)
+    with ledger.session() as s:  # as they were: the test's own numbers go
+        s.execute(Subproblem.__table__.update().where(Subproblem.run_id == run_id).values(state="pending", count=None))
     L.record_results(ledger, outcomes)
+    assert L.progress(ledger, run_id).solutions == huge * len(tasks)
     assert L.close_run(ledger, run_id)
     run = L.get_run(ledger, run_id)
     assert run.solutions == huge * len(tasks)
