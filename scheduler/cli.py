@@ -677,7 +677,8 @@ def show(run_id, db, as_json) -> None:
     _show_verification(s)
     click.echo(f"timings      created {s['created']}, finished {s['finished'] or '-'}; {s['seconds']:.3f} s wall, {s['cpu_seconds']:.3f} s in workers")
     t = s["throughput"]
-    click.echo(f"throughput   {t['nodes_per_second'] or 0:,.0f} nodes/s, {t['subproblems_per_second'] or 0:,.1f} subproblems/s")
+    unit = "states" if (s.get("options") or {}).get("levels") else "nodes"  # a level count walks no tree
+    click.echo(f"throughput   {t['nodes_per_second'] or 0:,.0f} {unit}/s, {t['subproblems_per_second'] or 0:,.1f} subproblems/s")
     sp = s["subproblems"]
     click.echo("subproblems  " + ", ".join(f"{k} {v}" for k, v in sp.items()))
     for what, q in s["sizes"].items():
@@ -686,7 +687,7 @@ def show(run_id, db, as_json) -> None:
     if s["slowest"]:
         click.echo("slowest subproblems:")
         for r in s["slowest"]:
-            click.echo(f"  #{r['id']:<6} {r['seconds']:9.4f} s {r['nodes'] or 0:>12,} nodes {r['solutions'] or 0:>8,} solutions  path {r['path']}")
+            click.echo(f"  #{r['id']:<6} {r['seconds']:9.4f} s {r['nodes'] or 0:>12,} {unit} {r['solutions'] or 0:>8,} solutions  path {r['path']}")
     if summary is not None:
         click.echo(f"what every stored solution agrees on ({summary.get('grids', '?')} solutions):")
         picture = summary.get("picture")

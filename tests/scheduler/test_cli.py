@@ -177,6 +177,7 @@ def test_a_count_goes_by_levels_where_they_pay_and_says_so(tc):
     run_id = out.split()[1]
     show = json.loads(tc("show", run_id, "--json").stdout)
     assert show["options"]["levels"] == "auto" and show["subproblems"]["total"] == 1
+    assert "states/s" in tc("show", run_id).stdout  # a level count walks no tree: no nodes/s
     # where the search's tree is smaller, or when asked, it searches (and splits)
     for args in (["pentomino-8x8-centre"], ["pentomino-5x12", "--by-search"],
                  ["pentomino-5x12", "--split-depth", "1"], ["pentomino-5x12", "--no-memo"]):
