@@ -1274,6 +1274,21 @@ static void run(Search *s) {
                     memo_find(&s->memo, s->cov + (size_t)s->depth * s->p->n_words, &below)) {
                     L->memo_hits++;
                     u128 before = s->count;
+                    if (before + below < before && s->depth > s->base &&
+                        (s->node_budget >= 0 || s->deadline >= 0)) {
+                        /* the count would pass 2^128: a budgeted caller takes frontiers, so
+                           hand this node and the rest on as a budget stop would (each part
+                           counts below 2^128; the ledger sums them in Python integers) */
+                        s->nodes--;
+                        s->per_depth[s->depth]--;
+                        s->status = ST_BUDGET;
+                        if (record_path(s, &s->frontier, s->depth, -1, 1)) goto oom;
+                        L->n_branch = 0;
+                        L->next = 0;
+                        s->depth--;
+                        if (record_siblings(s)) goto oom;
+                        return;
+                    }
                     s->count += below;
                     if (s->count < before) s->overflow = 1;
                     L->n_branch = 0;

@@ -276,3 +276,22 @@ def test_memo_on_sudoku_like_covers_with_many_words():
     options = [[f"r{r}{v}", f"c{c}{v}", f"x{r}{c}"] for r in range(n) for c in range(n) for v in range(n)]
     ec = ExactCover.build(items, [], options)
     assert KernelSolver(ec, memo=True).count() == 161_280  # Latin squares of order 5
+
+
+@pytest.mark.parametrize("n", [81, 83])
+def test_a_budgeted_search_hands_on_what_would_pass_2_to_the_128(n):
+    """n items, each taken by any of 3 options of its own (3^n > 2^128 covers): a budgeted
+    search stops where its count would pass 2^128 and hands the rest on; the parts add up
+    to 3^n exactly, each below 2^128.  Without a budget it is an OverflowError."""
+    ec = ExactCover.from_indices([f"i{j}" for j in range(n)], n, [[(j, 0)] for j in range(n) for _ in range(3)])
+    solver = KernelSolver(ec)
+    total, todo, parts = 0, [()], 0
+    while todo:
+        result = solver.solve(todo.pop(), seconds=600)
+        assert result.count < 2**128
+        total += result.count
+        todo.extend(sub.path for sub in result.frontier)
+        parts += 1
+    assert total == 3**n and parts > 1
+    with pytest.raises(OverflowError):
+        solver.solve()
