@@ -8,8 +8,9 @@ reaching it, so a 6x10 pentomino box costs 1.3 million distinct states (with its
 geometry) rather than 3.6 million MRV nodes.  It takes plain covers (no colors, no
 multiplicities) of at most 128 items, and bigger ones whose options all fit one 128-bit
 window (:func:`window_front`: a 16x16 board of dominoes, a long strip), and the caller
-falls back to search when it declines: its memory or work cap reached, which happens where the frontier is wide (a
-3x4x5 pentacube box has over 100 million states at a middle level).
+falls back to search when it declines: its memory or work cap reached, which happens
+where the frontier is wide (a 3x4x5 pentacube box has over 100 million states at a middle
+level), or its count past 2^128.
 
 Where it pays is not known exactly in advance.  On a 6x10 pentomino box it is 5.7x
 faster than the search, on an 8x8 board less its centre 1.4x slower (the search's tree
@@ -143,23 +144,21 @@ class LevelCounter:
         128-bit keys and counts (for tests: both widths must agree)."""
         if self._front is not None:
             out = self._count_windowed(set(covered), max_transitions, max_bytes, narrow)
-            if out is None:
-                return None
-            high, low, *cost = out
-            return LevelCount((high << 64) | low, *cost)
-        start = sum(1 << i for i in covered)
-        out = _frontier.count(
-            self.ec.n_items, self.ec.n_primary, self._leads, self._fars, self._lo, self._hi,
-            start & ((1 << 64) - 1), start >> 64, int(max_transitions), int(max_bytes), bool(narrow),
-            *self._geometry,
-        )
+        else:
+            start = sum(1 << i for i in covered)
+            out = _frontier.count(
+                self.ec.n_items, self.ec.n_primary, self._leads, self._fars, self._lo, self._hi,
+                start & ((1 << 64) - 1), start >> 64, int(max_transitions), int(max_bytes), bool(narrow),
+                *self._geometry,
+            )
         if out is None:
             return None
         high, low, *cost = out
         return LevelCount((high << 64) | low, *cost)
 
-
     def _count_windowed(self, covered: set[int], max_transitions: int, max_bytes: int, narrow: bool):
+        """``count`` past MAX_ITEMS items: the start in window terms too (its lowest
+        uncovered front item, the covered front items above it, the covered tail items)."""
         n_front = self._front
         level = next((i for i in range(n_front) if i not in covered), n_front)
         front = sum(1 << (i - level - 1) for i in covered if level < i < n_front)

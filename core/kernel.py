@@ -77,9 +77,10 @@ class KernelSolver(Solver):
         #: multiplicities (where the covered items are the whole state).
         self.memo = memo
         #: count level by level (core/frontier.py) a plain cover of at most 128 items, or
-        #: one whose options fit one window (core.frontier.window_front), counted whole (no budget, split or limit; the search takes over when the level
-        #: count's memory, the memo cap, runs out): True always, "auto" where it is
-        #: expected to pay (see :meth:`levels_pay`), False never
+        #: one whose options fit one window (core.frontier.window_front), counted whole
+        #: (no budget, split or limit; the search takes over when the level count's
+        #: memory, the memo cap, runs out or its count passes 2^128): True always, "auto"
+        #: where it is expected to pay (see :meth:`levels_pay`), False never
         if levels not in (True, False, "auto"):
             raise ValueError(f"levels must be True, False or 'auto', not {levels!r}")
         self.levels = levels
@@ -110,7 +111,7 @@ class KernelSolver(Solver):
         max_depth: int | None = None,
     ) -> SolveResult:
         path = tuple(int(k) for k in path)
-        memo_bytes = DEFAULT_MEMO_BYTES if self.memo is True else int(self.memo or 0)
+        memo_bytes = self._memo_bytes()
         self.counted_by = "search"
         # a time budget does not cut a level count (it has no frontier to hand back), so
         # "auto" keeps to the search under one; levels=True is the caller's choice
@@ -133,8 +134,10 @@ class KernelSolver(Solver):
         end within :data:`~core.frontier.AUTO_TRIAL_NODES` nodes (which this runs)."""
         if not (self._auto or worth_trying(self.ec)):
             return False
-        memo_bytes = DEFAULT_MEMO_BYTES if self.memo is True else int(self.memo or 0)
-        return not self._search(tuple(path), node_budget=AUTO_TRIAL_NODES, memo_bytes=memo_bytes).complete
+        return not self._search(tuple(path), node_budget=AUTO_TRIAL_NODES, memo_bytes=self._memo_bytes()).complete
+
+    def _memo_bytes(self) -> int:
+        return DEFAULT_MEMO_BYTES if self.memo is True else int(self.memo or 0)
 
     def _search(self, path: tuple[int, ...], *, enumerate: bool = False, limit: int | None = None,
                 node_budget: int | None = None, seconds: float | None = None, max_depth: int | None = None,
