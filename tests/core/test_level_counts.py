@@ -18,6 +18,7 @@ from core.polyform import problem_from_text
         ("dominoes-10x10", 258_584_046_368),
         ("dominoes-12x12", 53_060_477_521_960_000),  # 144 items: counted in one window
         ("dominoes-16x16", 2_444_888_770_250_892_795_802_079_170_816),  # 256 items, past 2^64
+        ("sudoku-6x6", 28_200_960),  # 144 items: 36 cells, then a tail of 108 constraints
         ("latin-5", 161_280),
     ],
 )
