@@ -197,9 +197,12 @@ static void layout_free(Layout *lay) {
     free(lay->option_tail);
 }
 
-/* Allocate the layout's arrays for n_opt options; 0 on success (else a MemoryError is set
- * and the layout freed). */
-static int layout_alloc(Layout *lay, int n_primary, Py_ssize_t n_opt) {
+/* A fresh layout with its arrays for n_opt options; 0 on success (else a MemoryError is
+ * set and the layout freed). */
+static int layout_alloc(Layout *lay, int n_items, int n_primary, Py_ssize_t n_opt) {
+    memset(lay, 0, sizeof *lay);
+    lay->n_items = n_items;
+    lay->n_primary = n_primary;
     lay->n_options = (int)n_opt;
     lay->lead_start = calloc((size_t)n_primary + 2, sizeof(int32_t));
     lay->group_start = malloc(sizeof(int32_t) * ((size_t)n_opt + 1));
@@ -317,10 +320,7 @@ static PyObject *frontier_count(PyObject *self, PyObject *args) {
         return NULL;
     }
     Layout lay;
-    memset(&lay, 0, sizeof lay);
-    lay.n_items = n_items;
-    lay.n_primary = n_primary;
-    if (layout_alloc(&lay, n_primary, n_opt)) return NULL;
+    if (layout_alloc(&lay, n_items, n_primary, n_opt)) return NULL;
     lay.n_shifts = (int)n_shifts;
     lay.min_piece = min_piece < 2 ? 2 : min_piece;
     lay.cells = ((u128)cells_hi << 64) | (u128)cells_lo;
@@ -415,10 +415,7 @@ static PyObject *frontier_count_window(PyObject *self, PyObject *args) {
         return NULL;
     }
     Layout lay;
-    memset(&lay, 0, sizeof lay);
-    lay.n_items = n_items;
-    lay.n_primary = n_primary;
-    if (layout_alloc(&lay, n_primary, n_opt)) return NULL;
+    if (layout_alloc(&lay, n_items, n_primary, n_opt)) return NULL;
     int32_t prev_lead = -1, prev_far = -1;
     int reach = highest_or_minus1(((u128)sf_hi << 64) | (u128)sf_lo); /* the front bits any key uses */
     for (Py_ssize_t k = 0; k < n_opt; k++) {
