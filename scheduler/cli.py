@@ -470,12 +470,18 @@ def _follow(ledger, run_id: int, as_json: bool, no_progress: bool, executor=None
 @cli.command()
 @click.option("--concurrency", "-c", type=click.IntRange(min=1), default=lambda: os.cpu_count() or 1, show_default="CPUs")
 @click.option("--queues", "-Q", default=DEFAULT_QUEUE, show_default=True, help="comma-separated queues")
-@click.option("--hostname", "-n", help="worker node name (default: tilecensus@HOST)")
+@click.option("--hostname", "-n", help="worker node name (default: celery@HOST)")
 @click.option("--loglevel", "-l", default="INFO", show_default=True)
+@click.option("--restart/--no-restart", default=True, show_default=True,
+              help="start again when Celery stops the worker on an error (never when asked to stop)")
 @db_option
 @broker_option
-def worker(concurrency, queues, hostname, loglevel, db, broker) -> None:
+def worker(concurrency, queues, hostname, loglevel, restart, db, broker) -> None:
     """Start a Celery worker solving subproblems."""
+    from celery import signals
+
+    from .restarts import RestartPolicy, previous_failures, restart_in_place
+
     url = resolve_url(db)
     _ledger(url)  # answers, and has the schema
     os.environ[ENV_DB_URL] = url
@@ -487,7 +493,21 @@ def worker(concurrency, queues, hostname, loglevel, db, broker) -> None:
             "--without-gossip", "--without-mingle", "--pool=prefork"]
     if hostname:
         argv += ["-n", hostname]
+    seen: dict[str, Any] = {"worker": None, "ready": False, "asked_to_stop": False}
+    signals.worker_init.connect(lambda sender, **_: seen.update(worker=sender), weak=False)
+    signals.worker_ready.connect(lambda **_: seen.update(ready=True), weak=False)
+    signals.worker_shutting_down.connect(lambda **_: seen.update(asked_to_stop=True), weak=False)
+    started = time.monotonic()
     app.worker_main(argv)
+    code = getattr(seen["worker"], "exitcode", None)  # worker_main keeps Celery's status to itself
+    policy = RestartPolicy()
+    if restart and policy.should_restart(code, seen["ready"], seen["asked_to_stop"]):
+        failures = policy.failures(previous_failures(), time.monotonic() - started)
+        pause = policy.pause(failures)
+        click.echo(f"tilecensus worker: Celery stopped the worker (status {code}) without being asked to; "
+                   f"starting again in {pause:g} s", err=True)
+        restart_in_place(failures, pause)
+    sys.exit(code or 0)
 
 
 @cli.command()
