@@ -21,6 +21,9 @@ HEURISTICS = {"mrv": _kernel.MRV, "first": _kernel.FIRST}
 _STOPPED = {0: None, 1: "budget", 2: "limit"}
 #: memory for the counting memo of one solve() call
 DEFAULT_MEMO_BYTES = 256 << 20
+#: a node budget no count reaches; under a budget the kernel hands on the rest of a count
+#: that would pass 2^128 instead of failing (see :meth:`KernelSolver._count_by_search`)
+UNREACHED_NODES = 1 << 62
 
 
 def compile_problem(ec: ExactCover, heuristic: str = "mrv", region: RegionRule | None = None) -> "_kernel.Problem":
@@ -124,6 +127,8 @@ class KernelSolver(Solver):
             by_levels = self._count_by_levels(path, memo_bytes or DEFAULT_MEMO_BYTES)
             if by_levels is not None:
                 return by_levels
+        if whole and seconds is None:
+            return self._count_by_search(path, memo_bytes)
         return self._search(path, enumerate=enumerate, limit=limit, node_budget=node_budget, seconds=seconds,
                             max_depth=max_depth, memo_bytes=memo_bytes)
 
@@ -169,6 +174,21 @@ class KernelSolver(Solver):
             stopped_by=_STOPPED[status],
         )
 
+    def _count_by_search(self, path: tuple[int, ...], memo_bytes: int) -> SolveResult:
+        """A whole count by search, exact however large: the kernel counts in 128 bits,
+        so it runs under a budget it never reaches, where a count about to pass 2^128
+        hands the rest of its tree on as a frontier; those parts are counted in turn and
+        summed here in Python integers (each part below 2^128)."""
+        result = self._search(path, node_budget=UNREACHED_NODES, memo_bytes=memo_bytes)
+        todo = [sub.path for sub in result.frontier]
+        while todo:
+            part = self._search(todo.pop(), node_budget=UNREACHED_NODES, memo_bytes=memo_bytes)
+            result.count += part.count
+            result.stats.add(part.stats)
+            todo.extend(sub.path for sub in part.frontier)
+        result.frontier, result.stopped_by = [], None
+        return result
+
     def _count_by_levels(self, path: tuple[int, ...], memo_bytes: int) -> SolveResult | None:
         """Count below ``path`` level by level (core/frontier.py), or None when its memory
         cap runs out first or the count passes 2^128."""
@@ -182,7 +202,7 @@ class KernelSolver(Solver):
             done = self._counter.count(covered, max_bytes=memo_bytes)
         except OverflowError:
             # past 2^128: declined like a full memory; the search counts subtree by subtree
-            # (and under a budget hands the rest on), or reports the overflow itself
+            # (see _count_by_search) and under a budget hands the rest on
             return None
         if done is None:
             return None
@@ -192,7 +212,7 @@ class KernelSolver(Solver):
             weight=Fraction(1, math.prod(factors)) if factors else Fraction(1),
             count=done.count,
             stats=Stats(nodes=done.states, leaves=done.leaves, solutions=done.count, updates=done.updates,
-                        seconds=time.perf_counter() - started, nodes_per_depth=[0] * len(path)),
+                        seconds=time.perf_counter() - started, nodes_per_depth=[0] * len(path), by_levels=1),
             frontier=[],
             solutions=None,
         )

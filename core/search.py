@@ -40,7 +40,9 @@ class Stats:
     """What a search did: nodes entered, leaves (nodes found to have no children: the
     solutions and the dead ends reached; not a memo hit, nor a node left unexpanded by a
     budget or a split), solutions found, compatibility tests made (``updates``, a
-    machine-independent cost like Knuth's mems), nodes per depth, seconds."""
+    machine-independent cost like Knuth's mems), nodes per depth, seconds, and how many
+    of the parts summed were counted by levels (``by_levels``: their "nodes" are distinct
+    frontier states, with no depth)."""
 
     nodes: int = 0
     leaves: int = 0
@@ -48,6 +50,7 @@ class Stats:
     updates: int = 0
     seconds: float = 0.0
     nodes_per_depth: list[int] = field(default_factory=list)
+    by_levels: int = 0
 
     def add(self, other: "Stats") -> None:
         self.nodes += other.nodes
@@ -55,6 +58,7 @@ class Stats:
         self.solutions += other.solutions
         self.updates += other.updates
         self.seconds += other.seconds
+        self.by_levels += other.by_levels
         if len(other.nodes_per_depth) > len(self.nodes_per_depth):
             self.nodes_per_depth.extend([0] * (len(other.nodes_per_depth) - len(self.nodes_per_depth)))
         for d, n in enumerate(other.nodes_per_depth):
@@ -68,6 +72,7 @@ class Stats:
             "updates": self.updates,
             "seconds": round(self.seconds, 6),
             "nodes_per_depth": list(self.nodes_per_depth),
+            "by_levels": self.by_levels,
         }
 
 

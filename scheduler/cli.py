@@ -378,13 +378,28 @@ def _short(s: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _node_unit(s: dict[str, Any]) -> str:
+    """What a run's node total counts: search-tree nodes, level-count states, or both.
+    A finished run's stats say how many subproblems were counted by levels (one that was
+    meant to go by levels may have fallen back to the search); before that, or for a run
+    recorded before the stats said so, the run's options tell what was meant."""
+    by_levels = (s.get("stats") or {}).get("by_levels")
+    if by_levels is None:
+        return "states, by levels" if (s.get("options") or {}).get("levels") else "nodes"
+    done = s["subproblems"].get("done", 0)
+    if by_levels == 0:
+        return "nodes"
+    if by_levels >= done:
+        return "states, by levels"
+    return f"nodes and states ({by_levels} of {done} subproblems by levels)"
+
+
 def _headline(s: dict[str, Any]) -> str:
     parts = [f"{s['solutions']:,} solutions"]
     if s.get("distinct") is not None:
         parts.append(f"{s['distinct']:,} distinct")
     verified = f", {s['verification']['verified']} verified" if s.get("verification") else ""
-    levels = (s.get("options") or {}).get("levels")
-    nodes = f"{s['nodes']:,} {'states, by levels' if levels else 'nodes'}"
+    nodes = f"{s['nodes']:,} {_node_unit(s)}"
     total = s["subproblems"]["total"]
     line = (f"run {s['run_id']} {s['problem']}: {', '.join(parts)} "
             f"({nodes}, {total} subproblem{'' if total == 1 else 's'}{verified}, {s['seconds']:.2f} s)"
@@ -697,7 +712,7 @@ def show(run_id, db, as_json) -> None:
     _show_verification(s)
     click.echo(f"timings      created {s['created']}, finished {s['finished'] or '-'}; {s['seconds']:.3f} s wall, {s['cpu_seconds']:.3f} s in workers")
     t = s["throughput"]
-    unit = "states" if (s.get("options") or {}).get("levels") else "nodes"  # a level count walks no tree
+    unit = {"nodes": "nodes", "states, by levels": "states"}.get(_node_unit(s), "nodes and states")
     click.echo(f"throughput   {t['nodes_per_second'] or 0:,.0f} {unit}/s, {t['subproblems_per_second'] or 0:,.1f} subproblems/s")
     sp = s["subproblems"]
     click.echo("subproblems  " + ", ".join(f"{k} {v}" for k, v in sp.items()))

@@ -422,6 +422,7 @@ def _stats_of(data: dict[str, Any]) -> Stats:
         updates=int(data.get("updates", 0)),
         seconds=float(data.get("seconds", 0.0)),
         nodes_per_depth=list(data.get("nodes_per_depth", [])),
+        by_levels=int(data.get("by_levels", 0)),
     )
 
 

@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import json
+import re
 
+import pytest
 
 from core.library import load
 
@@ -216,3 +218,21 @@ def test_a_count_past_2_to_the_128_comes_out_exact(tc, tmp_path):
     for args in ([], ["--split-depth", "3"], ["--by-search"]):
         data = json.loads(tc("solve", str(dlx), *args, "--json", "--workers", "1").stdout)
         assert (data["status"], data["solutions"]) == ("done", 3**81), args
+    # by default the whole count was meant to go by levels, which declined past 2^128: the
+    # headline says the first part was searched, not "states, by levels"
+    headline = tc("solve", str(dlx), "--workers", "1", "--no-progress").stdout
+    assert re.search(r"[\d,]+ nodes and states \(\d+ of \d+ subproblems by levels\)", headline), headline
+
+
+@pytest.mark.parametrize("stats, options, done, unit", [
+    ({"by_levels": 0}, {"levels": "auto"}, 1, "nodes"),  # meant to go by levels, searched
+    ({"by_levels": 1}, {"levels": "auto"}, 1, "states, by levels"),
+    ({"by_levels": 64}, {"levels": True}, 64, "states, by levels"),
+    ({"by_levels": 3}, {"levels": "auto"}, 5, "nodes and states (3 of 5 subproblems by levels)"),
+    (None, {"levels": True}, 0, "states, by levels"),  # still running: what was meant
+    ({"nodes": 7}, {}, 1, "nodes"),  # recorded before the stats said
+])
+def test_the_node_total_says_what_it_counts(stats, options, done, unit):
+    from scheduler.cli import _node_unit
+
+    assert _node_unit({"stats": stats, "options": options, "subproblems": {"done": done}}) == unit
