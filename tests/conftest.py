@@ -11,6 +11,12 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# Property tests have no time limit: speed is measured in bench/, and a CI machine busy
+# with the other half of the suite must not fail a law for being slow to check it.
+settings.register_profile("tilecensus", deadline=None)
+settings.load_profile("tilecensus")
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # the packages are importable without an install
