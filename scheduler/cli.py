@@ -469,8 +469,13 @@ def _follow(ledger, run_id: int, as_json: bool, no_progress: bool, executor=None
 
     each = None
     if executor is not None:
+        outages = (OperationalError, *executor.outage_errors)
+
         def each() -> None:
-            tick(ledger, executor, run_ids=[run_id])
+            try:
+                tick(ledger, executor, run_ids=[run_id])
+            except outages as exc:  # the workers keep going; the next round catches up
+                click.echo(f"tilecensus: {str(exc).splitlines()[0]}; retrying", err=True)
     with ProgressView(run_id, enabled=_progress_enabled(no_progress)) as view:
         follow(ledger, run_id, view.update, interval=interval, each=each)
     s = run_summary(ledger, run_id)
@@ -535,17 +540,16 @@ def worker(concurrency, queues, hostname, loglevel, restart, db, broker) -> None
 @json_option
 def scheduler(db, broker, interval, grace, once, as_json) -> None:
     """Keep Celery runs moving: re-queue expired leases and lost messages, close finished runs."""
-    from kombu.exceptions import OperationalError as BrokerDown
-
     from .runner import CeleryExecutor, tick
 
     ledger = _ledger(db)
     executor = CeleryExecutor(broker)
     executor.check()
+    outages = (OperationalError, *executor.outage_errors)  # the database's or the broker's
     while True:
         try:
             did = tick(ledger, executor, grace=grace)
-        except (OperationalError, BrokerDown, ConnectionError) as exc:
+        except outages as exc:
             if once:
                 raise
             click.echo(f"tilecensus scheduler: {str(exc).splitlines()[0]}; retrying", err=True)

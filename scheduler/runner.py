@@ -199,6 +199,18 @@ class CeleryExecutor:
         except Exception as exc:  # kombu raises a variety of OSError / OperationalError types
             raise BrokerError(f"cannot reach the broker {safe_url(self.url)}: {str(exc).splitlines()[0]}") from exc
 
+    @property
+    def outage_errors(self) -> tuple[type[BaseException], ...]:
+        """What sending or sizing a queue raises while the broker is down or restarting:
+        kombu's own ``OperationalError`` and the transport's connection errors, which kombu
+        passes through unwrapped in places (redis-py's are not ``OSError``).  A caller that
+        waits an outage out catches these and nothing broader."""
+        from kombu.exceptions import OperationalError as BrokerDown
+
+        with self.app.connection_for_write() as conn:  # no network: the transport's classes only
+            known = (*conn.connection_errors, *conn.channel_errors)
+        return tuple(dict.fromkeys(e for e in (BrokerDown, *known) if e is not KeyError))
+
     def dispatch(self, run_id: int, sub_ids: Sequence[int], queue: str, ledger: Ledger | None = None) -> None:
         """Stamp the subproblems as queued, then send one message each."""
         if not sub_ids:
