@@ -461,6 +461,12 @@ def submit(broker, queue, wait, **p) -> None:
         _follow(ledger, run_id, p["as_json"], p["no_progress"], executor)
 
 
+def _outages(executor) -> tuple[type[BaseException], ...]:
+    """What a scheduling round raises while the database or the broker is down: a round
+    that meets one of these is reported and tried again, anything else ends the command."""
+    return (OperationalError, *executor.outage_errors)
+
+
 def _follow(ledger, run_id: int, as_json: bool, no_progress: bool, executor=None, interval: float = 0.5) -> None:
     """Show progress until the run ends (ticking the scheduler when given an executor)."""
     from .progress import ProgressView
@@ -469,7 +475,7 @@ def _follow(ledger, run_id: int, as_json: bool, no_progress: bool, executor=None
 
     each = None
     if executor is not None:
-        outages = (OperationalError, *executor.outage_errors)
+        outages = _outages(executor)
 
         def each() -> None:
             try:
@@ -545,7 +551,7 @@ def scheduler(db, broker, interval, grace, once, as_json) -> None:
     ledger = _ledger(db)
     executor = CeleryExecutor(broker)
     executor.check()
-    outages = (OperationalError, *executor.outage_errors)  # the database's or the broker's
+    outages = _outages(executor)
     while True:
         try:
             did = tick(ledger, executor, grace=grace)
