@@ -11,6 +11,13 @@ from scheduler.cli import cli
 from scheduler.runner import CeleryExecutor
 
 
+@pytest.fixture
+def ledger_and_broker(broker_url, sqlite_url, monkeypatch):
+    """The CLI's database and broker for this test: a fresh SQLite ledger, the test Redis."""
+    monkeypatch.setenv("TILECENSUS_DB_URL", sqlite_url)
+    monkeypatch.setenv("TILECENSUS_BROKER_URL", broker_url)
+
+
 class Stop(Exception):
     """Ends the otherwise endless loop once the test has seen enough rounds."""
 
@@ -21,7 +28,7 @@ class Stop(Exception):
     redis.exceptions.TimeoutError("Timeout reading from socket"),
     OperationalError("SELECT 1", {}, Exception("server closed the connection unexpectedly")),
 ])
-def test_a_round_that_meets_an_outage_is_retried(outage, broker_url, sqlite_url, monkeypatch):
+def test_a_round_that_meets_an_outage_is_retried(outage, ledger_and_broker, monkeypatch):
     rounds = []
 
     def tick(ledger, executor, *, grace):
@@ -31,20 +38,16 @@ def test_a_round_that_meets_an_outage_is_retried(outage, broker_url, sqlite_url,
         raise Stop
 
     monkeypatch.setattr(runner, "tick", tick)
-    monkeypatch.setenv("TILECENSUS_DB_URL", sqlite_url)
-    monkeypatch.setenv("TILECENSUS_BROKER_URL", broker_url)
     with pytest.raises(Stop):
         CliRunner().invoke(cli, ["scheduler", "--interval", "0.05"], catch_exceptions=False)
     assert len(rounds) == 2
 
 
-def test_a_programming_error_is_not_mistaken_for_an_outage(broker_url, sqlite_url, monkeypatch):
+def test_a_programming_error_is_not_mistaken_for_an_outage(ledger_and_broker, monkeypatch):
     def tick(ledger, executor, *, grace):
         raise KeyError("subproblem")  # kombu's redis transport lists KeyError among its errors
 
     monkeypatch.setattr(runner, "tick", tick)
-    monkeypatch.setenv("TILECENSUS_DB_URL", sqlite_url)
-    monkeypatch.setenv("TILECENSUS_BROKER_URL", broker_url)
     with pytest.raises(KeyError):
         CliRunner().invoke(cli, ["scheduler", "--interval", "0.05"], catch_exceptions=False)
 
@@ -55,7 +58,7 @@ def test_an_unreachable_broker_raises_an_outage_error():
         executor.queue_size("tc-nowhere")
 
 
-def test_submit_wait_outlives_an_outage(broker_url, sqlite_url, queue, monkeypatch):
+def test_submit_wait_outlives_an_outage(ledger_and_broker, queue, monkeypatch):
     """`submit --wait` keeps following the run when a round of its own scheduling fails."""
     from scheduler.ledger import cancel_run
 
@@ -68,8 +71,6 @@ def test_submit_wait_outlives_an_outage(broker_url, sqlite_url, queue, monkeypat
         cancel_run(ledger, run_ids[0])  # ends the run without a worker
 
     monkeypatch.setattr(runner, "tick", tick)
-    monkeypatch.setenv("TILECENSUS_DB_URL", sqlite_url)
-    monkeypatch.setenv("TILECENSUS_BROKER_URL", broker_url)
     result = CliRunner().invoke(cli, ["submit", "dominoes-4x4", "--queue", queue, "--no-estimate", "--wait",
                                       "--no-progress"], catch_exceptions=False)
     assert "Connection refused.; retrying" in result.stderr
