@@ -12,6 +12,7 @@ import argparse
 import time
 
 from core.problem import from_spec
+from core.search import SolveRequest
 
 #: well-known hard 9x9 puzzles, one line each, '.' empty
 HARD = {
@@ -56,7 +57,7 @@ def bench_hard(engine: str) -> None:
     for name, p in problems:
         solver = p.solver(engine=engine)
         started = time.perf_counter()
-        r = solver.solve(enumerate=True, limit=2)
+        r = solver.solve((), SolveRequest(listing=True, limit=2))
         took = time.perf_counter() - started
         total += took
         nodes += r.stats.nodes

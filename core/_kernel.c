@@ -1398,10 +1398,29 @@ static PyObject *records_to_list(const Buf *b, int with_factors) {
     return out;
 }
 
+/* What solve() returns: a named structure (core._kernel.Result), read by field name. */
+static PyStructSequence_Field result_fields[] = {
+    {"status", "0 searched to the end, 1 stopped by a budget, 2 stopped by the limit"},
+    {"count", "solutions counted (a Python int, below 2^128)"},
+    {"solutions", "the solutions as paths (listing), else None"},
+    {"frontier", "the unexplored nodes: [(path, branching factors along it)]"},
+    {"nodes", "nodes entered"},
+    {"leaves", "solutions and dead ends reached"},
+    {"updates", "liveness tests made (a machine-independent cost)"},
+    {"nodes_per_depth", "nodes entered at each depth"},
+    {"path_factors", "the branching factor at each step of the replayed path"},
+    {"seconds", "wall time of the call"},
+    {"memo_hits", "counts taken from the memo"},
+    {NULL, NULL},
+};
+static PyStructSequence_Desc result_desc = {
+    "core._kernel.Result", "The outcome of one kernel solve() call.", result_fields, 11,
+};
+static PyTypeObject *ResultType;
+
 /*
- * solve(problem, path, enumerate, limit, node_budget, seconds, max_depth)
- *   -> (status, count, solutions | None, frontier [(path, factors)], nodes, leaves,
- *       updates, nodes_per_depth, path_factors, seconds, memo_hits)
+ * solve(problem, path, listing, limit, node_budget, seconds, max_depth, memo_bytes=0)
+ *   -> Result (see result_fields)
  * limit / node_budget / max_depth: -1 for none; seconds: negative for none.
  */
 static PyObject *kernel_solve(PyObject *self, PyObject *args) {
@@ -1483,11 +1502,20 @@ static PyObject *kernel_solve(PyObject *self, PyObject *args) {
             for (int32_t k = 0; k < s.n_depths; k++) PyList_SET_ITEM(per, k, PyLong_FromUnsignedLongLong(s.per_depth[k]));
             for (Py_ssize_t k = 0; k < n_path; k++) PyTuple_SET_ITEM(fac, k, PyLong_FromLong(s.lv[k].n_branch));
             PyObject *count = u128_to_long(s.count);
-            if (count)
-                result = Py_BuildValue("iNOOKKKOOdK", s.status, count, sols, front,
-                                       (unsigned long long)s.nodes, (unsigned long long)s.leaves,
-                                       (unsigned long long)s.updates,
-                                       per, fac, elapsed, (unsigned long long)s.memo.hits);
+            PyObject *fields[11] = {
+                PyLong_FromLong(s.status), count, Py_NewRef(sols), Py_NewRef(front),
+                PyLong_FromUnsignedLongLong(s.nodes), PyLong_FromUnsignedLongLong(s.leaves),
+                PyLong_FromUnsignedLongLong(s.updates), Py_NewRef(per), Py_NewRef(fac),
+                PyFloat_FromDouble(elapsed), PyLong_FromUnsignedLongLong(s.memo.hits),
+            };
+            int ok = 1;
+            for (int k = 0; k < 11; k++) ok = ok && fields[k] != NULL;
+            result = ok ? PyStructSequence_New(ResultType) : NULL;
+            if (result) {
+                for (int k = 0; k < 11; k++) PyStructSequence_SET_ITEM(result, k, fields[k]);
+            } else {
+                for (int k = 0; k < 11; k++) Py_XDECREF(fields[k]);
+            }
         }
         Py_XDECREF(sols);
         Py_XDECREF(front);
@@ -1517,6 +1545,11 @@ PyMODINIT_FUNC PyInit__kernel(void) {
     Py_INCREF(&ProblemType);
     if (PyModule_AddObject(m, "Problem", (PyObject *)&ProblemType) < 0) {
         Py_DECREF(&ProblemType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    ResultType = PyStructSequence_NewType(&result_desc);
+    if (!ResultType || PyModule_AddObject(m, "Result", Py_NewRef((PyObject *)ResultType)) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass
 from typing import Sequence
 
-from .search import Solver
+from .search import SolveRequest, Solver
 
 
 @dataclass(frozen=True)
@@ -80,7 +80,7 @@ def _band(values: list[float], z: float = 1.96) -> Band:
 
 def node_rate(solver: Solver, path: Sequence[int] = (), seconds: float = 0.5) -> float:
     """Nodes per second of this solver on this problem, measured for about ``seconds``."""
-    result = solver.solve(path, seconds=seconds)
+    result = solver.solve(path, SolveRequest(seconds=seconds))
     return result.stats.nodes / max(result.stats.seconds, 1e-9)
 
 

@@ -15,7 +15,7 @@ from . import _kernel
 from .exact_cover import ExactCover
 from .frontier import AUTO_TRIAL_NODES, LevelCounter, refusal, worth_trying
 from .pruning import RegionRule
-from .search import SolveResult, Solver, Stats, Subpath
+from .search import COUNT, SolveRequest, SolveResult, Solver, Stats, Subpath
 
 HEURISTICS = {"mrv": _kernel.MRV, "first": _kernel.FIRST}
 _STOPPED = {0: None, 1: "budget", 2: "limit"}
@@ -103,34 +103,23 @@ class KernelSolver(Solver):
     def __reduce__(self):  # picklable for process pools: rebuilt from the exact cover
         return (KernelSolver, (self.ec, self.heuristic, self.region, self.memo, self.levels, self.board))
 
-    def solve(
-        self,
-        path: Sequence[int] = (),
-        *,
-        enumerate: bool = False,
-        limit: int | None = None,
-        node_budget: int | None = None,
-        seconds: float | None = None,
-        max_depth: int | None = None,
-    ) -> SolveResult:
+    def solve(self, path: Sequence[int] = (), request: SolveRequest = COUNT) -> SolveResult:
         path = tuple(int(k) for k in path)
         memo_bytes = self._memo_bytes()
         self.counted_by = "search"
         # a time budget does not cut a level count (it has no frontier to hand back), so
         # "auto" keeps to the search under one; levels=True is the caller's choice
-        whole = not enumerate and limit is None and node_budget is None and max_depth is None
-        if whole and (self.levels is True or (self._auto and seconds is None)):
+        if request.whole_count and (self.levels is True or (self._auto and request.seconds is None)):
             if self.levels == "auto":
-                trial = self._search(path, node_budget=AUTO_TRIAL_NODES, memo_bytes=memo_bytes)
+                trial = self._search(path, SolveRequest(node_budget=AUTO_TRIAL_NODES), memo_bytes)
                 if trial.complete:
                     return trial
             by_levels = self._count_by_levels(path, memo_bytes or DEFAULT_MEMO_BYTES)
             if by_levels is not None:
                 return by_levels
-        if whole and seconds is None:
+        if request.whole_count and request.seconds is None:
             return self._count_by_search(path, memo_bytes)
-        return self._search(path, enumerate=enumerate, limit=limit, node_budget=node_budget, seconds=seconds,
-                            max_depth=max_depth, memo_bytes=memo_bytes)
+        return self._search(path, request, memo_bytes)
 
     def levels_pay(self, path: Sequence[int] = ()) -> bool:
         """Would ``levels="auto"`` count below ``path`` by levels (whatever this solver's
@@ -139,39 +128,37 @@ class KernelSolver(Solver):
         end within :data:`~core.frontier.AUTO_TRIAL_NODES` nodes (which this runs)."""
         if not (self._auto or worth_trying(self.ec)):
             return False
-        return not self._search(tuple(path), node_budget=AUTO_TRIAL_NODES, memo_bytes=self._memo_bytes()).complete
+        return not self._search(tuple(path), SolveRequest(node_budget=AUTO_TRIAL_NODES), self._memo_bytes()).complete
 
     def _memo_bytes(self) -> int:
         return DEFAULT_MEMO_BYTES if self.memo is True else int(self.memo or 0)
 
-    def _search(self, path: tuple[int, ...], *, enumerate: bool = False, limit: int | None = None,
-                node_budget: int | None = None, seconds: float | None = None, max_depth: int | None = None,
-                memo_bytes: int = 0) -> SolveResult:
+    def _search(self, path: tuple[int, ...], request: SolveRequest, memo_bytes: int = 0) -> SolveResult:
         """One call into the C search (see :meth:`solve`)."""
         self.counted_by = "search"
-        (status, count, solutions, frontier, nodes, leaves, updates, per_depth, factors, elapsed,
-         self.memo_hits) = _kernel.solve(
+        out = _kernel.solve(
             self._problem,
             list(path),
-            bool(enumerate),
-            -1 if limit is None else max(0, int(limit)),
-            -1 if node_budget is None else max(0, int(node_budget)),
-            -1.0 if seconds is None else max(0.0, float(seconds)),
-            -1 if max_depth is None else max(0, int(max_depth)),
+            request.listing,
+            -1 if request.limit is None else max(0, int(request.limit)),
+            -1 if request.node_budget is None else max(0, int(request.node_budget)),
+            -1.0 if request.seconds is None else max(0.0, float(request.seconds)),
+            -1 if request.max_depth is None else max(0, int(request.max_depth)),
             memo_bytes,
         )
-        per_depth = list(per_depth)
+        self.memo_hits = out.memo_hits
+        per_depth = list(out.nodes_per_depth)
         if len(per_depth) < len(path):
             per_depth.extend([0] * (len(path) - len(per_depth)))
         return SolveResult(
             path=path,
-            weight=Fraction(1, math.prod(factors)) if factors else Fraction(1),
-            count=count,
-            stats=Stats(nodes=nodes, leaves=leaves, solutions=count, updates=updates, seconds=elapsed,
-                        nodes_per_depth=per_depth),
-            frontier=[Subpath(p, Fraction(1, math.prod(f)) if f else Fraction(1)) for p, f in frontier],
-            solutions=solutions,
-            stopped_by=_STOPPED[status],
+            weight=_weight(out.path_factors),
+            count=out.count,
+            stats=Stats(nodes=out.nodes, leaves=out.leaves, solutions=out.count, updates=out.updates,
+                        seconds=out.seconds, nodes_per_depth=per_depth),
+            frontier=[Subpath(p, _weight(f)) for p, f in out.frontier],
+            solutions=out.solutions,
+            stopped_by=_STOPPED[out.status],
         )
 
     def _count_by_search(self, path: tuple[int, ...], memo_bytes: int) -> SolveResult:
@@ -179,10 +166,11 @@ class KernelSolver(Solver):
         so it runs under a budget it never reaches, where a count about to pass 2^128
         hands the rest of its tree on as a frontier; those parts are counted in turn and
         summed here in Python integers (each part below 2^128)."""
-        result = self._search(path, node_budget=UNREACHED_NODES, memo_bytes=memo_bytes)
+        unreached = SolveRequest(node_budget=UNREACHED_NODES)
+        result = self._search(path, unreached, memo_bytes)
         todo = [sub.path for sub in result.frontier]
         while todo:
-            part = self._search(todo.pop(), node_budget=UNREACHED_NODES, memo_bytes=memo_bytes)
+            part = self._search(todo.pop(), unreached, memo_bytes)
             result.count += part.count
             result.stats.add(part.stats)
             todo.extend(sub.path for sub in part.frontier)
@@ -196,7 +184,7 @@ class KernelSolver(Solver):
         if self._counter is None:
             self._counter = LevelCounter(self.ec, self.board or self.region)
         # replay the path (an illegal one raises PathError, as a search would) for its weight
-        factors = _kernel.solve(self._problem, list(path), False, -1, -1, -1.0, len(path), 0)[8]
+        factors = _kernel.solve(self._problem, list(path), False, -1, -1, -1.0, len(path), 0).path_factors
         covered = [i for k in path for i, _ in self.ec.options[k]]
         try:
             done = self._counter.count(covered, max_bytes=memo_bytes)
@@ -209,10 +197,15 @@ class KernelSolver(Solver):
         self.counted_by = "levels"
         return SolveResult(
             path=path,
-            weight=Fraction(1, math.prod(factors)) if factors else Fraction(1),
+            weight=_weight(factors),
             count=done.count,
             stats=Stats(nodes=done.states, leaves=done.leaves, solutions=done.count, updates=done.updates,
                         seconds=time.perf_counter() - started, nodes_per_depth=[0] * len(path), by_levels=1),
             frontier=[],
             solutions=None,
         )
+
+
+def _weight(factors: Sequence[int]) -> Fraction:
+    """The weight of a node whose ancestors had these branching factors."""
+    return Fraction(1, math.prod(factors)) if factors else Fraction(1)

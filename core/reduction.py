@@ -25,7 +25,6 @@ either engine decodes the same way.
 """
 from __future__ import annotations
 
-import builtins
 import importlib
 import time
 import tomllib
@@ -35,7 +34,7 @@ from typing import Any, Callable, Hashable, Iterable, Sequence
 from .errors import PathError, ProblemError
 from .exact_cover import ExactCover
 from .problem import Problem, register_kind, register_pattern
-from .search import Path, SolveResult, Solver, Stats, Subpath
+from .search import COUNT, Path, SolveRequest, SolveResult, Solver, Stats, Subpath
 
 Tile = Hashable
 Value = Hashable
@@ -191,7 +190,7 @@ class TileReduction:
         """Per tile: value index -> choice id."""
         _, _, choices = self.root()
         ids: list[dict[int, int]] = [{} for _ in range(self.n_tiles)]
-        for k, (t, s) in builtins.enumerate(choices):
+        for k, (t, s) in enumerate(choices):
             ids[t][s] = k
         return ids
 
@@ -281,22 +280,15 @@ class ReductionSolver(Solver):
         return nd
 
     # -- the contract -------------------------------------------------------------
-    def solve(
-        self,
-        path: Sequence[int] = (),
-        *,
-        enumerate: bool = False,
-        limit: int | None = None,
-        node_budget: int | None = None,
-        seconds: float | None = None,
-        max_depth: int | None = None,
-    ) -> SolveResult:
+    def solve(self, path: Sequence[int] = (), request: SolveRequest = COUNT) -> SolveResult:
         started = time.perf_counter()
+        listing, limit, max_depth = request.listing, request.limit, request.max_depth
+        node_budget, seconds = request.node_budget, request.seconds
         path = tuple(int(k) for k in path)
         dom, free = self._dom, self._free
         denom = 1
         n_choices = len(self._choices)
-        for depth, k in builtins.enumerate(path):
+        for depth, k in enumerate(path):
             if dom is None or not free:
                 raise PathError(f"path {list(path)} goes below a leaf at depth {depth}")
             t = self._pick(dom, free)
@@ -344,7 +336,7 @@ class ReductionSolver(Solver):
                 elif not node_free:
                     leaves += 1
                     count += 1
-                    if enumerate:
+                    if listing:
                         found.append(tuple(cur))
                     if limit is not None and count >= limit:
                         stopped = "limit"
@@ -385,7 +377,7 @@ class ReductionSolver(Solver):
             count=count,
             stats=stats,
             frontier=frontier,
-            solutions=found if enumerate else None,
+            solutions=found if listing else None,
             stopped_by=stopped,
         )
 
@@ -427,7 +419,7 @@ def choices_exact_cover(
             prim.append(name)
     if any(dom[t] == 0 for t in range(red.n_tiles)):
         prim.append("(contradiction among the fixed tiles)")
-    index = {n: i for i, n in builtins.enumerate(prim + sec)}
+    index = {n: i for i, n in enumerate(prim + sec)}
     color_index: dict[str, int] = {"": 0}
     colors = [""]
     opts = []

@@ -25,7 +25,6 @@ The tree (Knuth's Algorithm X, with DLX2 colors and Algorithm M-style multiplici
 """
 from __future__ import annotations
 
-import builtins
 import math
 import time
 from fractions import Fraction
@@ -34,7 +33,7 @@ from typing import Sequence
 from .errors import PathError
 from .exact_cover import ExactCover
 from .pruning import RegionRule
-from .search import Path, SolveResult, Solver, Stats, Subpath
+from .search import COUNT, Path, SolveRequest, SolveResult, Solver, Stats, Subpath
 
 HEURISTICS = ("mrv", "first")
 
@@ -177,22 +176,13 @@ class ReferenceSolver(Solver):
         return self._bounds[item] != (1, 1)
 
     # -- the contract ------------------------------------------------------------
-    def solve(
-        self,
-        path: Sequence[int] = (),
-        *,
-        enumerate: bool = False,
-        limit: int | None = None,
-        node_budget: int | None = None,
-        seconds: float | None = None,
-        max_depth: int | None = None,
-    ) -> SolveResult:
+    def solve(self, path: Sequence[int] = (), request: SolveRequest = COUNT) -> SolveResult:
         self._reset()
         self.stats = Stats()
         started = time.perf_counter()
         path = tuple(int(k) for k in path)
         branching: list[int] = []
-        for depth, k in builtins.enumerate(path):
+        for depth, k in enumerate(path):
             kind, item, options = self._branches()
             if k not in options:
                 raise PathError(f"option {k} is not a branch at depth {depth} of path {list(path)}")
@@ -202,11 +192,11 @@ class ReferenceSolver(Solver):
             self._enter(k)
         weight = Fraction(1, math.prod(branching)) if branching else Fraction(1)
 
-        self._enumerate = enumerate
-        self._limit = limit
-        self._node_budget = node_budget
-        self._deadline = None if seconds is None else started + seconds
-        self._max_depth = max_depth
+        self._listing = request.listing
+        self._limit = request.limit
+        self._node_budget = request.node_budget
+        self._deadline = None if request.seconds is None else started + request.seconds
+        self._max_depth = request.max_depth
         self._found: list[Path] = []
         self._count = 0
         self._frontier: list[Subpath] = []
@@ -225,7 +215,7 @@ class ReferenceSolver(Solver):
             count=self._count,
             stats=self.stats,
             frontier=self._frontier,
-            solutions=self._found if enumerate else None,
+            solutions=self._found if request.listing else None,
             stopped_by=self._stopped_by,
         )
 
@@ -255,7 +245,7 @@ class ReferenceSolver(Solver):
             self.stats.leaves += 1
             if kind == "solution":
                 self._count += 1
-                if self._enumerate:
+                if self._listing:
                     self._found.append(tuple(k for k in path if k < self.ec.n_options))
                 if self._limit is not None and self._count >= self._limit:
                     self._stopped_by = "limit"
@@ -263,7 +253,7 @@ class ReferenceSolver(Solver):
             return
         child_weight = weight / len(options)
         multiplicity = self._is_multiplicity(item)
-        for j, k in builtins.enumerate(options):
+        for j, k in enumerate(options):
             if multiplicity and j:
                 self.excluded.add(options[j - 1])
             colored = self._enter(k)

@@ -12,7 +12,6 @@ is derived from it here, once.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Iterator, Sequence
@@ -76,6 +75,42 @@ class Stats:
         }
 
 
+@dataclass(frozen=True)
+class SolveRequest:
+    """What one :meth:`Solver.solve` call is asked to do: count or also list the
+    solutions, and where to stop.  ``SolveRequest()`` counts the whole subtree.
+
+    * ``listing``: also return the solutions found (each a path of option ids);
+    * ``limit``: stop after this many solutions (``stopped_by="limit"``) and return the
+      rest of the subtree as the frontier, so listing can go on from there;
+    * ``node_budget`` / ``seconds``: stop once that much work is done and return the
+      unexplored frontier (``stopped_by="budget"``); at least one node is expanded;
+    * ``max_depth``: do not expand nodes at this depth (counted from the root of the whole
+      tree): they are returned as the frontier — this is :meth:`Solver.split`.
+    """
+
+    listing: bool = False
+    limit: int | None = None
+    node_budget: int | None = None
+    seconds: float | None = None
+    max_depth: int | None = None
+
+    @property
+    def budgeted(self) -> bool:
+        """Whether a node or time budget may stop the search."""
+        return self.node_budget is not None or self.seconds is not None
+
+    @property
+    def whole_count(self) -> bool:
+        """A count of the whole subtree: nothing listed, nothing stops it but its end
+        (a time budget aside, which the solver may honour or outrun)."""
+        return not self.listing and self.limit is None and self.node_budget is None and self.max_depth is None
+
+
+#: count the whole subtree
+COUNT = SolveRequest()
+
+
 @dataclass
 class SolveResult:
     """The outcome of :meth:`Solver.solve` on one path.
@@ -108,28 +143,12 @@ class SolveResult:
 class Solver:
     """The search contract.  Subclasses implement :meth:`solve`; the rest is derived.
 
-    ``solve(path, ...)`` replays ``path`` (an illegal path raises
-    :class:`core.errors.PathError`) and searches the subtree below it:
-
-    * ``enumerate=False`` counts; ``True`` also returns the solutions;
-    * ``limit=N`` stops after N solutions (``stopped_by="limit"``) and returns the
-      rest of the subtree as the frontier, so enumeration can go on from there;
-    * ``node_budget`` / ``seconds`` stop the search once that much work is done and return
-      the unexplored frontier (``stopped_by="budget"``); at least one node is expanded;
-    * ``max_depth=d`` does not expand nodes at depth ``d`` (counted from the root of the
-      whole tree): they are returned as the frontier — this is :meth:`split`.
+    ``solve(path, request)`` replays ``path`` (an illegal path raises
+    :class:`core.errors.PathError`) and searches the subtree below it as the
+    :class:`SolveRequest` asks.
     """
 
-    def solve(
-        self,
-        path: Sequence[int] = (),
-        *,
-        enumerate: bool = False,
-        limit: int | None = None,
-        node_budget: int | None = None,
-        seconds: float | None = None,
-        max_depth: int | None = None,
-    ) -> SolveResult:  # pragma: no cover - abstract
+    def solve(self, path: Sequence[int] = (), request: SolveRequest = COUNT) -> SolveResult:  # pragma: no cover
         raise NotImplementedError
 
     # -- derived operations ------------------------------------------------
@@ -139,7 +158,7 @@ class Solver:
 
     def first(self, n: int, path: Sequence[int] = ()) -> list[Path]:
         """The first ``n`` solutions in search order."""
-        return list(self.solve(path, enumerate=True, limit=n).solutions or [])
+        return list(self.solve(path, SolveRequest(listing=True, limit=n)).solutions or [])
 
     def solutions(self, path: Sequence[int] = (), *, batch: int = 10_000) -> Iterator[Path]:
         """Every solution below ``path``, lazily: the search runs in batches, so memory
@@ -147,7 +166,7 @@ class Solver:
         pending = [Subpath(tuple(path), Fraction(0))]
         while pending:
             sub = pending.pop()
-            result = self.solve(sub.path, enumerate=True, limit=batch)
+            result = self.solve(sub.path, SolveRequest(listing=True, limit=batch))
             yield from result.solutions or []
             # stopped by the limit: the rest of this subtree is the frontier, in search order
             pending.extend(reversed(result.frontier))
@@ -155,7 +174,7 @@ class Solver:
     def split(self, depth: int, path: Sequence[int] = ()) -> list[Subpath]:
         """The frontier at ``depth``: every node ``depth`` choices deep, plus every leaf
         (solution or dead end) shallower than that.  Weights add up to the path's weight."""
-        result = self.solve(path, max_depth=depth)
+        result = self.solve(path, SolveRequest(max_depth=depth))
         return result.frontier
 
     def split_into(self, n: int, path: Sequence[int] = (), max_depth: int = 12) -> list[Subpath]:
@@ -173,7 +192,3 @@ class Solver:
             frontier = deeper
         return frontier
 
-
-def weight_of(branching: Sequence[int]) -> Fraction:
-    """The weight of a node whose ancestors had these branching factors."""
-    return Fraction(1, math.prod(branching)) if branching else Fraction(1)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from core.estimate import Band, Estimate, estimate
-from core.search import Solver, Subpath
+from core.search import SolveRequest, Solver, Subpath
 
 PER_WORKER = 32
 MINIMUM = 64
@@ -68,7 +68,7 @@ def quick_estimate(solver: Solver, *, rate_seconds: float = RATE_SECONDS, second
     """The run's size in about ``rate_seconds + seconds``: time the search from the root;
     if that search finishes, its nodes, solutions and time are exact (``samples == 0``),
     else Knuth's estimator over random paths, at the measured node rate."""
-    trial = solver.solve((), seconds=rate_seconds)
+    trial = solver.solve((), SolveRequest(seconds=rate_seconds))
     rate = trial.stats.nodes / max(trial.stats.seconds, 1e-9)
     if trial.stopped_by is None and not trial.frontier:
         n, c, t = float(trial.stats.nodes), float(trial.count), float(trial.stats.seconds)

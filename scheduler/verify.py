@@ -25,6 +25,7 @@ from typing import Any
 from sqlalchemy import select, update
 
 from core.errors import PathError
+from core.search import SolveRequest
 
 from . import verifications as C
 from .verifications import CheckTask
@@ -56,7 +57,7 @@ def fresh_result(solver, path: tuple[int, ...], mode: str, options: dict[str, An
     whether it completed, and (enumerations) the solutions as sorted option sets."""
     listing = mode != "count"
     limit = int(options["limit"]) if mode == "first" else ENUMERATE_BATCH if listing else None
-    result = solver.solve(path, enumerate=listing, limit=limit, node_budget=options.get("node_budget"))
+    result = solver.solve(path, SolveRequest(listing=listing, limit=limit, node_budget=options.get("node_budget")))
     found: dict[str, Any] = {"count": result.count, "nodes": result.stats.nodes,
                              "complete": result.stopped_by is None and not result.frontier}
     if result.distinct is not None:

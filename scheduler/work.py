@@ -13,7 +13,7 @@ from fractions import Fraction
 from typing import Any
 
 from core.problem import Problem, from_spec
-from core.search import Path, Solver, Subpath
+from core.search import Path, SolveRequest, Solver, Subpath
 
 #: the default time budget of one task, in seconds
 DEFAULT_BUDGET = 60.0
@@ -101,11 +101,12 @@ def solve_task(solver: Solver, task: Task, mode: str, options: dict[str, Any]) -
     budget = options.get("budget", DEFAULT_BUDGET)
     nodes = options.get("node_budget")
     if mode == "count":
-        result = solver.solve(task.path, seconds=budget, node_budget=nodes)
+        result = solver.solve(task.path, SolveRequest(seconds=budget, node_budget=nodes))
     elif mode == "enumerate":
-        result = solver.solve(task.path, enumerate=True, seconds=budget, node_budget=nodes, limit=ENUMERATE_BATCH)
+        result = solver.solve(task.path, SolveRequest(listing=True, seconds=budget, node_budget=nodes,
+                                                      limit=ENUMERATE_BATCH))
     elif mode == "first":
-        result = solver.solve(task.path, enumerate=True, limit=int(options["limit"]))
+        result = solver.solve(task.path, SolveRequest(listing=True, limit=int(options["limit"])))
     else:
         raise ValueError(f"unknown run mode {mode!r}")
     frontier = [] if mode == "first" else list(result.frontier)

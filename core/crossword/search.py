@@ -33,7 +33,7 @@ from fractions import Fraction
 from typing import Sequence
 
 from ..errors import PathError
-from ..search import Path, SolveResult, Solver, Stats, Subpath
+from ..search import COUNT, Path, SolveRequest, SolveResult, Solver, Stats, Subpath
 from . import symmetry as sym
 from .grid import Grid
 from .puzzle import Puzzle
@@ -332,16 +332,7 @@ class CrosswordSolver(Solver):
         return tuple(path)
 
     # -- the contract ------------------------------------------------------------
-    def solve(
-        self,
-        path: Sequence[int] = (),
-        *,
-        enumerate: bool = False,
-        limit: int | None = None,
-        node_budget: int | None = None,
-        seconds: float | None = None,
-        max_depth: int | None = None,
-    ) -> SolveResult:
+    def solve(self, path: Sequence[int] = (), request: SolveRequest = COUNT) -> SolveResult:
         t0 = time.perf_counter()
         path = tuple(path)
         st, p, opts, factors = self._replay(path)
@@ -350,7 +341,7 @@ class CrosswordSolver(Solver):
             den *= f
         weight = Fraction(1, den)
         stats = Stats()
-        run = _Run(st, stats, enumerate, limit, node_budget, seconds, max_depth, t0)
+        run = _Run(st, stats, request, t0)
         stopped_by = None
         frontier: list[Subpath] = []
         try:
@@ -358,28 +349,28 @@ class CrosswordSolver(Solver):
         except _Stop as stop:
             frontier = stop.frontier
             stopped_by = run.stopped_by
-        if max_depth is not None:
+        if request.max_depth is not None:
             frontier = run.split_frontier
             stopped_by = None
         stats.solutions = run.count
         stats.seconds = time.perf_counter() - t0
         return SolveResult(
             path=path, weight=weight, count=run.count, stats=stats, frontier=frontier,
-            solutions=run.solutions if enumerate else None, stopped_by=stopped_by,
+            solutions=run.solutions if request.listing else None, stopped_by=stopped_by,
         )
 
 
 class _Run:
     """One call of :meth:`CrosswordSolver.solve`: counters, limits and the recursion."""
 
-    def __init__(self, st, stats, enumerate, limit, node_budget, seconds, max_depth, t0):
+    def __init__(self, st: "_State", stats: Stats, request: SolveRequest, t0: float):
         self.st = st
         self.stats = stats
-        self.enumerate = enumerate
-        self.limit = limit
-        self.node_budget = node_budget
-        self.deadline = t0 + seconds if seconds is not None else None
-        self.max_depth = max_depth
+        self.listing = request.listing
+        self.limit = request.limit
+        self.node_budget = request.node_budget
+        self.deadline = t0 + request.seconds if request.seconds is not None else None
+        self.max_depth = request.max_depth
         self.count = 0
         self.expanded = 0
         self.solutions: list[Path] = []
@@ -407,7 +398,7 @@ class _Run:
             self.stats.leaves += 1
             if p == st.n and st.is_solution():
                 self.count += 1
-                if self.enumerate:
+                if self.listing:
                     self.solutions.append(tuple(path))
                 if self.limit is not None and self.count >= self.limit:
                     self.stopped_by = "limit"

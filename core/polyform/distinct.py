@@ -29,13 +29,13 @@ single child, the full cover enumerated, each solution counted once in ``count``
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Callable, Sequence
 
 from ..errors import PathError
 from ..exact_cover import ExactCover
-from ..search import Path, SolveResult, Solver, Stats, Subpath
+from ..search import COUNT, Path, SolveRequest, SolveResult, Solver, Stats, Subpath
 
 
 @dataclass
@@ -138,61 +138,56 @@ class DistinctSolver(Solver):
         return total, 1
 
     # ------------------------------------------------------------------ the contract
-    def solve(
-        self,
-        path: Sequence[int] = (),
-        *,
-        enumerate: bool = False,
-        limit: int | None = None,
-        node_budget: int | None = None,
-        seconds: float | None = None,
-        max_depth: int | None = None,
-    ) -> SolveResult:
+    def solve(self, path: Sequence[int] = (), request: SolveRequest = COUNT) -> SolveResult:
         path = tuple(path)
         n = len(self.children)
         share = Fraction(1, n)
         start = time.monotonic()
-        out = SolveResult(path, Fraction(1), 0, Stats(), [], [] if enumerate else None, None, 0)
+        out = SolveResult(path, Fraction(1), 0, Stats(), [], [] if request.listing else None, None, 0)
         if path:
             c = path[0]
             if not (isinstance(c, int) and 0 <= c < n):
                 raise PathError(f"path {list(path)}: the root has choices 0..{n - 1}, not {c!r}")
             todo = [(c, path[1:])]
         else:
-            if max_depth is not None and max_depth <= 0:
+            if request.max_depth is not None and request.max_depth <= 0:
                 out.frontier = [Subpath((), Fraction(1))]
                 return out
             out.stats.nodes += 1
-            if n == 0 and max_depth is None:
+            if n == 0 and request.max_depth is None:
                 out.stats.leaves += 1  # no piece placement at all: the root is a dead end
             todo = [(c, ()) for c in range(n)]
-        inner_depth = None if max_depth is None else max_depth - 1
         for c, rest in todo:
             if out.stopped_by is not None:
                 out.frontier.append(Subpath((c,), share))
                 continue
-            self._run_child(c, rest, share, out, enumerate, limit, node_budget, seconds, inner_depth, start)
+            self._run_child(c, rest, share, out, request, start)
         out.stats.seconds = time.monotonic() - start
         out.stats.solutions = out.count
         return out
 
-    def _run_child(self, c, rest, share, out, enumerate, limit, node_budget, seconds, inner_depth, start):
+    def _run_child(self, c: int, rest: Path, share: Fraction, out: SolveResult, request: SolveRequest,
+                   start: float) -> None:
         child = self.children[c]
         inner = child.solver
+        inner_depth = None if request.max_depth is None else request.max_depth - 1
+        node_budget, seconds, limit = request.node_budget, request.seconds, request.limit
 
-        def left_nodes():
-            return None if node_budget is None else max(1, node_budget - out.stats.nodes)
-
-        def left_seconds():
-            return None if seconds is None else max(1e-6, seconds - (time.monotonic() - start))
+        def left() -> SolveRequest:
+            """The budget left, for the inner solver's next call."""
+            return SolveRequest(
+                node_budget=None if node_budget is None else max(1, node_budget - out.stats.nodes),
+                seconds=None if seconds is None else max(1e-6, seconds - (time.monotonic() - start)),
+                max_depth=inner_depth,
+            )
 
         def exhausted() -> bool:
             if node_budget is not None and out.stats.nodes >= node_budget:
                 return True
             return seconds is not None and time.monotonic() - start >= seconds
 
-        if child.mode == "count" and not enumerate:
-            r = inner.solve(rest, node_budget=left_nodes(), seconds=left_seconds(), max_depth=inner_depth)
+        if child.mode == "count" and not request.listing:
+            r = inner.solve(rest, left())
             self._absorb(out, share, r)
             out.frontier.extend(self._lift(c, share, s) for s in r.frontier)
             out.count += r.count * child.weights[0]
@@ -209,13 +204,9 @@ class DistinctSolver(Solver):
                 out.stopped_by = "budget"
                 return
             lim = self.batch
-            if enumerate and limit is not None:
-                lim = max(1, limit - len(out.solutions))
-                lim = min(lim, self.batch)
-            r = inner.solve(
-                sub.path, enumerate=True, limit=lim, node_budget=left_nodes(),
-                seconds=left_seconds(), max_depth=inner_depth,
-            )
+            if request.listing and limit is not None:
+                lim = min(max(1, limit - len(out.solutions)), self.batch)
+            r = inner.solve(sub.path, replace(left(), listing=True, limit=lim))
             if first:
                 self._absorb(out, share, r)
                 first = False
@@ -226,7 +217,7 @@ class DistinctSolver(Solver):
                 t, d = self._weigh(child, full)
                 out.count += t
                 out.distinct += d
-                if enumerate and d:
+                if request.listing and d:
                     out.solutions.append(full)
             if r.stopped_by == "budget":
                 out.frontier.extend(self._lift(c, share, s) for s in r.frontier)
@@ -234,7 +225,7 @@ class DistinctSolver(Solver):
                 out.stopped_by = "budget"
                 return
             if r.stopped_by == "limit":
-                if enumerate and limit is not None and len(out.solutions) >= limit:
+                if request.listing and limit is not None and len(out.solutions) >= limit:
                     out.frontier.extend(self._lift(c, share, s) for s in r.frontier)
                     out.frontier.extend(self._lift(c, share, s) for s in pending[::-1])
                     out.stopped_by = "limit"

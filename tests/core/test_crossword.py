@@ -14,6 +14,7 @@ from core.crossword import CrosswordProblem, Grid, Puzzle, Rules, summarise, vio
 from core.crossword import symmetry as sym
 from core.crossword.library import ALL_GRID_COUNTS, CSV_PATH, FOUND_COUNTS
 from core.crossword.search import BLACK, CrosswordSolver, _State
+from core.search import SolveRequest
 
 with open(CSV_PATH, encoding="utf-8") as fh:
     LIBRARY = {int(r["number"]): r for r in csv.DictReader(fh)}
@@ -48,7 +49,7 @@ def test_library_known_counts(n):
 @pytest.mark.parametrize("n", [n for n in FOUND if n not in SLOW_ENTRIES])
 def test_library_found_counts(n):
     pz = puzzle_of(n)
-    res = CrosswordSolver(pz).solve(enumerate=True)
+    res = CrosswordSolver(pz).solve((), SolveRequest(listing=True))
     assert res.count == FOUND[n]
     prob = problem(f'kind = "crossword"\nrows = {pz.rows}\ncols = {pz.cols}\nclues = "{pz.clues}"\n'
                    f'symmetry = "{pz.symmetry}"\nstart = {pz.start}\n')
@@ -122,12 +123,12 @@ def test_split_sums_to_whole(pz):
 @pytest.mark.parametrize("pz", CONTRACT, ids=lambda p: p.describe())
 def test_budget_continuation_sums_to_whole(pz):
     solver = CrosswordSolver(pz)
-    whole = solver.solve(enumerate=True)
+    whole = solver.solve((), SolveRequest(listing=True))
     pending = [()]
     count, done, sols = 0, Fraction(0), []
     while pending:
         path = pending.pop()
-        res = solver.solve(path, enumerate=True, node_budget=7)
+        res = solver.solve(path, SolveRequest(listing=True, node_budget=7))
         count += res.count
         sols += res.solutions
         done += res.weight_done
@@ -141,8 +142,8 @@ def test_limit_and_lazy_solutions():
     solver = CrosswordSolver(puzzle_of(53))
     first = solver.first(10)
     assert len(first) == 10
-    assert list(solver.solutions(batch=100)) == solver.solve(enumerate=True).solutions
-    assert first == solver.solve(enumerate=True).solutions[:10]
+    assert list(solver.solutions(batch=100)) == solver.solve((), SolveRequest(listing=True)).solutions
+    assert first == solver.solve((), SolveRequest(listing=True)).solutions[:10]
 
 
 def test_bad_paths():
@@ -185,7 +186,7 @@ def test_round_trip_random_grids(kind):
         assert path is not None and solver.grid(path) == g
         assert solver.solve(path).count == 1
         if R <= 9:
-            res = solver.solve(enumerate=True, seconds=5)
+            res = solver.solve((), SolveRequest(listing=True, seconds=5))
             if res.complete:
                 assert path in res.solutions
 
@@ -207,7 +208,7 @@ GRID_39 = """\
 def test_toml_grid_is_rebuilt():
     prob = problem(f'kind = "crossword"\nsymmetry = "left-right"\ngrid = """\n{GRID_39}"""\n')
     assert prob.puzzle.clues == LIBRARY[39]["clues"] and prob.puzzle.start == 1
-    res = prob.solver().solve(enumerate=True)
+    res = prob.solver().solve((), SolveRequest(listing=True))
     assert res.count == 55
     summary = prob.summarise(res.solutions)
     assert summary["grids"] == 55 and summary["given_found"] is True
@@ -234,7 +235,7 @@ def test_json_layout():
     data = {"size": {"rows": 9, "cols": 9}, "gridnums": nums, "clues": {"across": across, "down": down},
             "symmetry": "left-right"}
     prob = problem(json.dumps(data), fmt="text")
-    res = prob.solver().solve(enumerate=True)
+    res = prob.solver().solve((), SolveRequest(listing=True))
     assert 1 <= res.count <= 55 and prob.solver().path_of(g) in res.solutions
     assert all(prob.verify(s) for s in res.solutions)
 

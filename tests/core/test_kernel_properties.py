@@ -13,6 +13,7 @@ from core.errors import PathError
 from core.exact_cover import ExactCover
 from core.kernel import KernelSolver
 from core.reference import ReferenceSolver
+from core.search import SolveRequest
 
 HEURISTICS = ["mrv", "first"]
 
@@ -64,8 +65,8 @@ SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[Heal
 @given(exact_covers(), st.sampled_from(HEURISTICS))
 def test_kernel_equals_reference_equals_brute_force(ec, heuristic):
     kernel, reference = solvers(ec, heuristic)
-    k = kernel.solve(enumerate=True)
-    r = reference.solve(enumerate=True)
+    k = kernel.solve((), SolveRequest(listing=True))
+    r = reference.solve((), SolveRequest(listing=True))
     assert k.solutions == r.solutions  # same tree: same solutions in the same order
     assert k.stats.nodes == r.stats.nodes
     assert k.stats.nodes_per_depth == r.stats.nodes_per_depth
@@ -102,7 +103,7 @@ def test_budget_continuation_sums_to_the_whole(ec, heuristic, budget):
         total, leaves, done_weight, pending, rounds = 0, 0, Fraction(0), [()], 0
         while pending:
             path = pending.pop()
-            result = solver.solve(path, node_budget=budget)
+            result = solver.solve(path, SolveRequest(node_budget=budget))
             total += result.count
             leaves += result.stats.leaves
             done_weight += result.weight_done
@@ -119,7 +120,7 @@ def test_budget_continuation_sums_to_the_whole(ec, heuristic, budget):
 @given(exact_covers(), st.sampled_from(HEURISTICS), st.integers(1, 3))
 def test_batched_enumeration_is_the_full_enumeration(ec, heuristic, batch):
     kernel, reference = solvers(ec, heuristic)
-    everything = kernel.solve(enumerate=True).solutions
+    everything = kernel.solve((), SolveRequest(listing=True)).solutions
     assert list(kernel.solutions(batch=batch)) == everything
     assert list(reference.solutions(batch=batch)) == everything
     assert kernel.first(batch) == everything[:batch]
@@ -213,7 +214,7 @@ def test_region_pruning_changes_no_count(rows, cols, blocked, which, counted, he
     pruned = KernelSolver(ec, heuristic, region, memo=False)
     reference = ReferenceSolver(ec, heuristic, region)
     assert pruned.count() == plain == ReferenceSolver(ec, heuristic).count()
-    k, r = pruned.solve(enumerate=True), reference.solve(enumerate=True)
+    k, r = pruned.solve((), SolveRequest(listing=True)), reference.solve((), SolveRequest(listing=True))
     assert k.solutions == r.solutions and k.stats.nodes == r.stats.nodes
     assert all(ec.is_solution(s) for s in k.solutions)
     frontier = pruned.split(2)
@@ -241,7 +242,7 @@ def test_memoised_count_equals_plain_count(ec, heuristic, depth):
     # a budget stop with the memo on still hands back an exact frontier
     total, pending = 0, [()]
     while pending:
-        result = memo.solve(pending.pop(), node_budget=2)
+        result = memo.solve(pending.pop(), SolveRequest(node_budget=2))
         total += result.count
         pending.extend(s.path for s in result.frontier)
     assert total == plain.count()
@@ -287,7 +288,7 @@ def test_a_budgeted_search_hands_on_what_would_pass_2_to_the_128(n):
     solver = KernelSolver(ec)
     total, todo, parts = 0, [()], 0
     while todo:
-        result = solver.solve(todo.pop(), seconds=600)
+        result = solver.solve(todo.pop(), SolveRequest(seconds=600))
         assert result.count < 2**128
         total += result.count
         todo.extend(sub.path for sub in result.frontier)

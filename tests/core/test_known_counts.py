@@ -19,6 +19,7 @@ from core.exact_cover import ExactCover
 
 sys.path.insert(0, os.path.dirname(__file__))
 import problems  # noqa: E402
+from core.search import SolveRequest
 
 kernel = pytest.importorskip("core.kernel")
 reference = pytest.importorskip("core.reference")
@@ -74,7 +75,7 @@ def test_kernel_counts_big(name):
 @pytest.mark.parametrize("name", SMALL)
 def test_reference_counts(name, heuristic):
     ec = exact_cover(name)
-    result = ReferenceSolver(ec, heuristic=heuristic).solve(enumerate=True)
+    result = ReferenceSolver(ec, heuristic=heuristic).solve((), SolveRequest(listing=True))
     assert result.count == problems.KNOWN_COUNTS[name]
     check_solutions(ec, result.solutions, problems.KNOWN_COUNTS[name])
 
@@ -105,7 +106,7 @@ def test_kernel_and_reference_agree_on_first_solutions(name):
 def test_knuth_colors_example():
     ec = parse_dlx("p q r | x y\np q x y:A\np r x:A y\np x:B\nq x:A\nr y:B\n")
     for solver in (KernelSolver(ec), ReferenceSolver(ec), KernelSolver(ec, heuristic="first")):
-        result = solver.solve(enumerate=True)
+        result = solver.solve((), SolveRequest(listing=True))
         assert result.count == 1
         assert sorted(result.solutions[0]) == [1, 3]
 
@@ -153,6 +154,6 @@ def small_exact_covers(draw):
 def test_solvers_match_brute_force(ec, heuristic):
     expected = brute_force(ec)
     for solver in (KernelSolver(ec, heuristic=heuristic), ReferenceSolver(ec, heuristic=heuristic)):
-        result = solver.solve(enumerate=True)
+        result = solver.solve((), SolveRequest(listing=True))
         assert result.count == expected
         check_solutions(ec, result.solutions, expected)

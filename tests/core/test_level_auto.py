@@ -12,6 +12,7 @@ from core.frontier import AUTO_MAX_BAND, band, worth_trying
 from core.kernel import KernelSolver
 from core.library import load
 from core.reference import ReferenceSolver
+from core.search import SolveRequest
 
 
 @pytest.mark.parametrize(
@@ -43,9 +44,9 @@ def test_auto_chooses_where_it_pays(name, expected, counted_by):
 
 def test_auto_keeps_to_the_search_under_a_budget_or_a_limit():
     solver = load("pentomino-6x10").solver(levels="auto")
-    timed = solver.solve(seconds=3600)
+    timed = solver.solve((), SolveRequest(seconds=3600))
     assert timed.complete and timed.count == 9_356 and solver.counted_by == "search"
-    cut = solver.solve(node_budget=1000)
+    cut = solver.solve((), SolveRequest(node_budget=1000))
     assert not cut.complete and cut.frontier and solver.counted_by == "search"
     assert len(solver.first(3)) == 3 and solver.counted_by == "search"
 

@@ -5,6 +5,7 @@ import pytest
 
 from core.library import load
 from core.polyform import problem_from_text
+from core.search import SolveRequest
 
 
 @pytest.mark.parametrize(
@@ -61,6 +62,6 @@ def test_a_level_count_past_2_to_the_128_leaves_it_to_the_search():
     assert solver.solve().count == 3**81  # the level count declined; the search sums its parts
     assert solver.counted_by == "search"
     # under a budget the search hands on the rest (test_kernel_properties sums the parts)
-    part = solver.solve(seconds=600)
+    part = solver.solve((), SolveRequest(seconds=600))
     assert solver.counted_by == "search" and not part.complete and part.frontier and part.count < 2**128
     assert solver.solve([0, 3, 6]).count == 3**78 and solver.counted_by == "levels"

@@ -17,6 +17,7 @@ from core.errors import ProblemError  # noqa: E402
 from core.polyform import Shape, named_set, problem_from_text, solutions  # noqa: E402
 from core.polyform.problem import PolyformProblem  # noqa: E402
 from core.problem import from_spec, named_spec  # noqa: E402
+from core.search import SolveRequest
 
 pytest.importorskip("core.kernel")
 
@@ -280,13 +281,13 @@ def test_distinct_split_and_budget_add_up():
     plain = p.solver(distinct=True, memo=False)
     assert sum(plain.solve(f.path).stats.leaves for f in plain.split(3)) == plain.solve().stats.leaves > 0
     # budgets: keep solving the frontier until nothing is left
-    todo = [f.path for f in s.solve((), node_budget=500).frontier]
-    r0 = s.solve((), node_budget=500)
+    todo = [f.path for f in s.solve((), SolveRequest(node_budget=500)).frontier]
+    r0 = s.solve((), SolveRequest(node_budget=500))
     total, distinct = r0.count, r0.distinct
     todo = [f.path for f in r0.frontier]
     done = r0.weight_done
     while todo:
-        r = s.solve(todo.pop(), node_budget=2000)
+        r = s.solve(todo.pop(), SolveRequest(node_budget=2000))
         total += r.count
         distinct += r.distinct
         done += r.weight_done

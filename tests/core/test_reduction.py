@@ -12,6 +12,7 @@ from core.errors import PathError, ProblemError
 from core.library import load, spec_from_text
 from core.problem import from_spec
 from core.reduction import ReductionProblem, ReductionSolver, TileReduction, n_queens
+from core.search import SolveRequest
 
 QUEENS = {1: 1, 2: 0, 3: 0, 4: 2, 5: 10, 6: 4, 7: 40, 8: 92}
 
@@ -51,7 +52,7 @@ def test_contradictory_fixed_tiles_give_no_solution():
 def test_mrv_branches_on_first_smallest_tile():
     # tile "b" has the fewest values; "c" ties with it later but comes after it
     red = TileReduction("abc", [1, 2, 3], lambda t, s: [], domains={"b": [1, 2], "c": [1, 2]})
-    result = red.solver().solve(max_depth=1)
+    result = red.solver().solve((), SolveRequest(max_depth=1))
     firsts = {red.root()[2][s.path[0]][0] for s in result.frontier}
     assert firsts == {1} and all(s.weight == Fraction(1, 2) for s in result.frontier)
     assert ReductionSolver(red, heuristic="first").split(1)[0].weight == Fraction(1, 3)
@@ -78,7 +79,7 @@ def test_budget_frontier_loses_nothing(queens8):
     total, done, pending, calls = 0, Fraction(0), [((), Fraction(1))], 0
     while pending:
         path, weight = pending.pop()
-        r = queens8.solve(path, node_budget=37)
+        r = queens8.solve(path, SolveRequest(node_budget=37))
         assert r.weight == weight
         assert r.weight_done + sum(s.weight for s in r.frontier) == r.weight
         total += r.count
@@ -89,7 +90,7 @@ def test_budget_frontier_loses_nothing(queens8):
 
 
 def test_seconds_budget_stops(queens8):
-    r = n_queens(10).solver().solve(seconds=0.0)
+    r = n_queens(10).solver().solve((), SolveRequest(seconds=0.0))
     assert r.stopped_by == "budget" and r.frontier and r.stats.nodes >= 1
 
 
@@ -99,13 +100,13 @@ def test_limit_and_lazy_enumeration(queens8):
     everything = list(queens8.solutions(batch=7))
     assert everything[:5] == first
     assert len(everything) == len(set(everything)) == 92
-    r = queens8.solve(enumerate=True, limit=3)
+    r = queens8.solve((), SolveRequest(listing=True, limit=3))
     assert r.stopped_by == "limit" and r.count == 3 and r.frontier
 
 
 def test_paths_replay(queens8):
     path = queens8.first(1)[0]
-    r = queens8.solve(path, enumerate=True)
+    r = queens8.solve(path, SolveRequest(listing=True))
     assert r.count == 1 and r.solutions == [path]
     assert r.weight > 0
     with pytest.raises(PathError):

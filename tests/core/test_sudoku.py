@@ -13,6 +13,7 @@ from core.errors import ProblemError
 from core.library import load, spec_from_text
 from core.problem import from_spec
 from core.sudoku import Geometry, default_symbols
+from core.search import SolveRequest
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
 
@@ -63,7 +64,7 @@ def test_seed_sudoku_unique_solution(name, k, engine):
     p = load(f"sudoku-{name}-seed")
     expected = data(f"sudoku-{name}-seed.solution.txt")
     solver = p.solver(engine=engine)
-    r = solver.solve(enumerate=True)
+    r = solver.solve((), SolveRequest(listing=True))
     assert r.count == 1
     sol = r.solutions[0]
     assert p.render_text(sol).split() == expected.split()
