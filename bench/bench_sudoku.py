@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from core.problem import from_spec
+from core.library import from_spec
 from core.search import SolveRequest
 
 #: well-known hard 9x9 puzzles, one line each, '.' empty

@@ -25,7 +25,8 @@ from typing import Any, Iterable, Sequence
 
 from .errors import ProblemError
 from .exact_cover import ExactCover
-from .problem import Problem, register_kind
+from .catalog import register_kind
+from .problem import Problem
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 #: the multiplicity prefix of a primary item: ``lo:hi`` or ``m`` (ASCII digits, bounded

@@ -25,29 +25,19 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Sequence
 
+from . import data
 from .errors import ProblemError
-from .toml_input import load_toml
+from .toml_input import key_line, load_toml, table_key_line, value_first_line
 from .exact_cover import ExactCover
-from .problem import LibraryEntry, Problem, register_kind, register_problem
-from .reduction import ReductionSolver, TileReduction, choices_exact_cover
-from .search import Path, Solver
-from .sudoku import _data, _key_line, _string_first_line
+from .catalog import LibraryEntry, register_kind, register_problem
+from .problem import Problem
+from .reduction import TileReduction, choices_exact_cover
+from .search import Path
 
 UP, RIGHT, DOWN, LEFT = range(4)
 DIRS = ((-1, 0), (0, 1), (1, 0), (0, -1))  # (drow, dcol) of the neighbour on each side
 OPPOSITE = (DOWN, LEFT, UP, RIGHT)
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_\-]*$")
-
-
-def _table_key_line(text: str, table: str, key: str) -> int | None:
-    """The line of ``key = ...`` inside the TOML table ``[table]``."""
-    lines = text.splitlines()
-    header = re.compile(rf"^\s*\[\s*{re.escape(table)}\s*\]")
-    for i, line in enumerate(lines):
-        if header.match(line):
-            found = _key_line("\n".join(lines[i + 1 :]), key)
-            return None if found is None else i + 1 + found
-    return _key_line(text, key)
 
 
 @dataclass(frozen=True)
@@ -119,20 +109,20 @@ class EdgesProblem(Problem):
         data = load_toml(text, src)
         for key in data:
             if key not in self.TOML_KEYS:
-                raise ProblemError(f"unknown key {key!r} for kind {self.kind}", source=src, line=_key_line(text, key))
+                raise ProblemError(f"unknown key {key!r} for kind {self.kind}", source=src, line=key_line(text, key))
         self.rotate = data.get("rotate", False)
         if not isinstance(self.rotate, bool):
-            raise ProblemError("rotate must be true or false", source=src, line=_key_line(text, "rotate"))
+            raise ProblemError("rotate must be true or false", source=src, line=key_line(text, "rotate"))
         border = data.get("border", "free")
         if not isinstance(border, str) or not border:
-            raise ProblemError('border must be "free" or a label', source=src, line=_key_line(text, "border"))
+            raise ProblemError('border must be "free" or a label', source=src, line=key_line(text, "border"))
         self.border = None if border == "free" else border
         tiles = data.get("tiles")
         if not isinstance(tiles, dict) or not tiles:
             raise ProblemError('give the tile set: a [tiles] table of name = "up right down left"', source=src)
         base: list[tuple[str, tuple[str, str, str, str]]] = []
         for name, labels in tiles.items():
-            line = _table_key_line(text, "tiles", name)
+            line = table_key_line(text, "tiles", name)
             if not NAME.match(name):
                 raise ProblemError(f"tile name {name!r}: use letters, digits, - and _ (not starting with _)",
                                    source=src, line=line)
@@ -145,7 +135,7 @@ class EdgesProblem(Problem):
             raise ProblemError("match must be a table of label = \"label\" pairs", source=src)
         self.partner: dict[str, str] = {}
         for a, b in match.items():
-            line = _table_key_line(text, "match", a)
+            line = table_key_line(text, "match", a)
             if not isinstance(b, str):
                 raise ProblemError(f"match: {a} must pair with a label", source=src, line=line)
             for x, y in ((a, b), (b, a)):
@@ -158,7 +148,7 @@ class EdgesProblem(Problem):
         names = {n for n, _ in base}
         self.counts: dict[str, int] = {}
         for n, k in counts.items():
-            line = _table_key_line(text, "counts", n)
+            line = table_key_line(text, "counts", n)
             if n not in names:
                 raise ProblemError(f"counts: {n!r} is not a tile", source=src, line=line)
             if not isinstance(k, int) or isinstance(k, bool) or k < 0:
@@ -168,10 +158,10 @@ class EdgesProblem(Problem):
         grid, size = data.get("grid"), data.get("size")
         if grid is not None:
             if not isinstance(grid, str):
-                raise ProblemError('grid must be a string (grid = """ ... """)', source=src, line=_key_line(text, "grid"))
-            self._read_grid(grid, _string_first_line(text, "grid"))
+                raise ProblemError('grid must be a string (grid = """ ... """)', source=src, line=key_line(text, "grid"))
+            self._read_grid(grid, value_first_line(text, "grid") or 1)
             if size is not None:
-                raise ProblemError("give a grid or a size, not both", source=src, line=_key_line(text, "size"))
+                raise ProblemError("give a grid or a size, not both", source=src, line=key_line(text, "size"))
         elif isinstance(size, list) and len(size) == 2 and all(isinstance(x, int) and x >= 1 for x in size):
             self.rows, self.cols = size
             self.cells = [None] * (self.rows * self.cols)
@@ -331,14 +321,11 @@ class EdgesProblem(Problem):
         return choices_exact_cover(red, items, bounds=bounds, tile_name=self.cell_name,
                                    label=lambda t, s: f"{self.cell_name(t)}={self.tiles[s].name}")
 
-    def solver(self, *, engine: str = "kernel", **options: Any) -> Solver:
-        """The exact-cover kernel (default), the reference solver, or ``engine="reduction"``."""
-        if engine == "reduction":
-            if self.remaining:
-                raise ProblemError("tile counts need an exact-cover engine (kernel or reference), not reduction",
-                                   source=self.source)
-            return ReductionSolver(self.reduction, **options)
-        return super().solver(engine=engine, **options)
+    @property
+    def engines(self) -> tuple[str, ...]:  # type: ignore[override]
+        """The exact-cover kernel (default), the reference, and the tile-reduction search
+        where no tile has a count (counts need an exact cover)."""
+        return ("kernel", "reference") if self.remaining else ("kernel", "reference", "reduction")
 
     # -- solutions -------------------------------------------------------------------
     def placement(self, solution: Path) -> list[int]:
@@ -348,7 +335,7 @@ class EdgesProblem(Problem):
             out[t] = s
         return out
 
-    def verify(self, solution: Path) -> bool:
+    def is_solution(self, solution: Path) -> bool:
         return is_valid_placement(self, self.placement(solution))
 
     def render_names(self, solution: Path) -> str:
@@ -458,11 +445,11 @@ class RoadsProblem(EdgesProblem):
         for key in data:
             if key not in ("kind", "name", "grid", "size"):
                 raise ProblemError(f"unknown key {key!r} for kind roads (grid or size)", source=src,
-                                   line=_key_line(text, key))
+                                   line=key_line(text, key))
         self._roads_setup()
         grid, size = data.get("grid"), data.get("size")
         if isinstance(grid, str):
-            self._read_grid(grid, _string_first_line(text, "grid"))
+            self._read_grid(grid, value_first_line(text, "grid") or 1)
         elif grid is None and isinstance(size, list) and len(size) == 2 and all(
                 isinstance(x, int) and x >= 1 for x in size):
             self.rows, self.cols = size
@@ -520,5 +507,5 @@ def roads_svg(model: EdgesProblem, placement: Sequence[int], cell: int = 48) -> 
 register_kind("edges", EdgesProblem)
 register_kind("roads", RoadsProblem)
 register_problem(LibraryEntry("roads-seed", "the seed's road grid: 4x5, 12 completions",
-                              {"kind": "roads", "format": "text", "text": _data("roads-seed.txt"),
+                              {"kind": "roads", "format": "text", "text": data.read_text("roads-seed.txt"),
                                "source_name": "roads-seed.txt"}, known={"total": 12}))

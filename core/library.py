@@ -1,22 +1,61 @@
 """Loading problems: by built-in name or from a file, for every model.
 
-Importing this module registers every model's kind, formats and named problems with
-:mod:`core.problem`.  :func:`load` is the one entry point the CLI and the workers use.
+Importing this module imports every model, so each registers its kinds and named
+problems in :mod:`core.catalog`; the lookups here see all of them.  :func:`load` is the
+one entry point the CLI and the workers use; :func:`from_spec` rebuilds a problem from
+the spec stored in the ledger.
 """
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, Iterable
 
+from . import catalog
+from .catalog import LibraryEntry, NamePattern
 from .errors import ProblemError
+from .problem import Problem
 from .toml_input import load_toml
-from .problem import Problem, from_spec, named_spec
 
 # Each model module registers itself on import.
 from . import dlx_format  # noqa: F401,E402  kind "exact-cover"
 from . import reduction, sudoku, edges  # noqa: F401,E402  kinds reduction, sudoku, latin, roads, edges
 from .polyform import problem as _polyform  # noqa: F401,E402  kind polyform
 from . import crossword  # noqa: F401,E402  kind crossword
+
+
+def library() -> list[LibraryEntry]:
+    """Every built-in named problem, in name order."""
+    return sorted(catalog.ENTRIES.values(), key=lambda e: e.name)
+
+
+def library_patterns() -> list[NamePattern]:
+    """The families of named problems (``dominoes-RxC``)."""
+    return list(catalog.PATTERNS)
+
+
+def named_spec(name: str) -> dict[str, Any] | None:
+    """The spec of a built-in named problem, or None."""
+    if name in catalog.ENTRIES:
+        return dict(catalog.ENTRIES[name].spec, name=name)
+    for pattern in catalog.PATTERNS:
+        spec = pattern.factory(name)
+        if spec is not None:
+            return dict(spec, name=name)
+    return None
+
+
+def from_spec(spec: dict[str, Any]) -> Problem:
+    """Rebuild a problem from its spec (as stored in the ledger)."""
+    kind = spec.get("kind")
+    loader = catalog.LOADERS.get(kind)  # type: ignore[arg-type]
+    if loader is None:
+        raise ProblemError(f"unknown problem kind {kind!r} (known: {', '.join(sorted(catalog.LOADERS))})")
+    return loader(spec)
+
+
+def kinds() -> Iterable[str]:
+    """The kinds a spec may name."""
+    return sorted(catalog.LOADERS)
 
 #: file suffix -> format name
 SUFFIX_FORMATS = {".dlx": "dlx", ".toml": "toml", ".txt": "text"}

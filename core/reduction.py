@@ -33,7 +33,9 @@ from typing import Any, Callable, Hashable, Iterable, Sequence
 
 from .errors import PathError, ProblemError
 from .exact_cover import ExactCover
-from .problem import Problem, register_kind, register_pattern
+from .catalog import register_kind, register_pattern
+from .engines import Engine, SolverOptions, register_engine
+from .problem import Problem
 from .search import COUNT, Path, SolveRequest, SolveResult, Solver, Stats, Subpath
 
 Tile = Hashable
@@ -468,6 +470,8 @@ class ReductionProblem(Problem):
     """
 
     kind = "reduction"
+    #: a general rule set has no exact cover: only the tile-reduction search
+    engines = ("reduction",)
 
     def __init__(self, spec: dict[str, Any], reduction: TileReduction | None = None):
         super().__init__(spec)
@@ -502,13 +506,7 @@ class ReductionProblem(Problem):
         """The problem ``factory(**args)`` names, with a spec any worker can rebuild it from."""
         return cls({"kind": "reduction", "format": "factory", "factory": factory, "args": args})
 
-    def solver(self, *, engine: str = "reduction", **options: Any) -> Solver:
-        """Always the reduction engine: a general rule set has no exact cover."""
-        if engine not in ("reduction", "kernel", "reference"):
-            raise ProblemError(f"unknown engine {engine!r} (reduction)")
-        return ReductionSolver(self.reduction, **options)
-
-    def verify(self, solution: Path) -> bool:
+    def is_solution(self, solution: Path) -> bool:
         return self.reduction.is_solution(self.reduction.assignment(solution))
 
     def render_text(self, solution: Path) -> str:
@@ -520,6 +518,17 @@ class ReductionProblem(Problem):
 
 
 register_kind("reduction", ReductionProblem)
+
+
+def _reduction_solver(problem: Problem, options: SolverOptions) -> Solver:
+    reduction = getattr(problem, "reduction", None)
+    if not isinstance(reduction, TileReduction):
+        raise ProblemError(f"{problem.name}: the {problem.kind} model has no tile reduction")
+    return ReductionSolver(reduction)
+
+
+register_engine(Engine("reduction", "the tile-reduction search: domains of values per tile, MRV (Python)",
+                       frozenset(), _reduction_solver))
 
 
 # ---------------------------------------------------------------------- a demo puzzle

@@ -22,12 +22,14 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Sequence
 
+from . import data
 from .errors import ProblemError
-from .toml_input import load_toml
+from .toml_input import key_line, load_toml, value_first_line
 from .exact_cover import ExactCover
-from .problem import LibraryEntry, Problem, register_kind, register_pattern, register_problem
-from .reduction import ReductionSolver, TileReduction, choices_exact_cover
-from .search import Path, Solver
+from .catalog import LibraryEntry, register_kind, register_pattern, register_problem
+from .problem import Problem
+from .reduction import TileReduction, choices_exact_cover
+from .search import Path
 
 BLANKS = frozenset("_.")
 
@@ -293,6 +295,8 @@ class SudokuProblem(Problem):
     """A sudoku grid (any box shape), a Latin square, or a sudoku hypercube."""
 
     kind = "sudoku"
+    #: the exact-cover kernel (default), the reference, or the tile-reduction search
+    engines = ("kernel", "reference", "reduction")
     TOML_KEYS = {"kind", "name", "grid", "k", "n", "box", "size", "symbols"}
 
     def __init__(self, spec: dict[str, Any]):
@@ -315,14 +319,14 @@ class SudokuProblem(Problem):
         for key in data:
             if key not in self.TOML_KEYS or (self.latin and key in ("k", "n", "box")):
                 raise ProblemError(f"unknown key {key!r} for kind {self.kind}", source=src,
-                                   line=_key_line(text, key))
+                                   line=key_line(text, key))
 
         def get_int(key: str, lo: int) -> int | None:
             v = data.get(key)
             if v is None:
                 return None
             if not isinstance(v, int) or isinstance(v, bool) or v < lo:
-                raise ProblemError(f"{key} must be an integer >= {lo}", source=src, line=_key_line(text, key))
+                raise ProblemError(f"{key} must be an integer >= {lo}", source=src, line=key_line(text, key))
             return v
 
         k, n, size = get_int("k", 1), get_int("n", 2), get_int("size", 1)
@@ -330,30 +334,30 @@ class SudokuProblem(Problem):
         if symbols is not None and (not isinstance(symbols, str) or len(set(symbols)) != len(symbols)
                                     or any(c.isspace() or c in BLANKS for c in symbols)):
             raise ProblemError("symbols must be a string of distinct characters (not space, _ or .)",
-                               source=src, line=_key_line(text, "symbols"))
+                               source=src, line=key_line(text, "symbols"))
         box = data.get("box")
         if box is not None and (not isinstance(box, list) or len(box) != 2
                                 or not all(isinstance(b, int) and b >= 1 for b in box)):
-            raise ProblemError("box must be [rows, columns]", source=src, line=_key_line(text, "box"))
+            raise ProblemError("box must be [rows, columns]", source=src, line=key_line(text, "box"))
         if k is not None:
             ksize = k ** (n or 2)
             if size is not None and size != ksize:
                 raise ProblemError(f"size = {size} disagrees with k = {k}, n = {n or 2} (side {ksize})",
-                                   source=src, line=_key_line(text, "size"))
+                                   source=src, line=key_line(text, "size"))
             size = ksize
         elif n is not None and n != 2:
-            raise ProblemError("a hypercube needs k (its sub-cube side) beside n", source=src, line=_key_line(text, "n"))
+            raise ProblemError("a hypercube needs k (its sub-cube side) beside n", source=src, line=key_line(text, "n"))
         if size is None and symbols is not None:
             size = len(symbols)
         grid = data.get("grid")
         if grid is not None:
             if not isinstance(grid, str):
-                raise ProblemError('grid must be a string (grid = """ ... """)', source=src, line=_key_line(text, "grid"))
-            parsed = parse_grid(grid, source=src, first_line=_string_first_line(text, "grid"), symbols=symbols,
+                raise ProblemError('grid must be a string (grid = """ ... """)', source=src, line=key_line(text, "grid"))
+            parsed = parse_grid(grid, source=src, first_line=value_first_line(text, "grid") or 1, symbols=symbols,
                                 side=size)
             if n is not None and parsed.dims != n:
                 raise ProblemError(f"the grid has {parsed.dims} dimensions but n = {n}", source=src,
-                                   line=_key_line(text, "n"))
+                                   line=key_line(text, "n"))
         else:
             if size is None:
                 raise ProblemError("give a grid, or a size (or k and n) for an empty grid", source=src)
@@ -368,7 +372,7 @@ class SudokuProblem(Problem):
     def _setup(self, parsed: ParsedGrid, k: int | None, box: tuple[int, int] | None, symbols: str | None,
                toml_text: str | None = None) -> None:
         src, N, dims = self.source, parsed.side, parsed.dims
-        boxline = _key_line(toml_text, "box") if toml_text else None
+        boxline = key_line(toml_text, "box") if toml_text else None
         if self.latin:
             if dims != 2:
                 raise ProblemError("a Latin square has 2 dimensions", source=src)
@@ -432,12 +436,6 @@ class SudokuProblem(Problem):
             label=lambda t, s: f"{g.cell_name(t)}={syms[s]}",
         )
 
-    def solver(self, *, engine: str = "kernel", **options: Any) -> Solver:
-        """The exact-cover kernel (default), the reference solver, or ``engine="reduction"``."""
-        if engine == "reduction":
-            return ReductionSolver(self.reduction, **options)
-        return super().solver(engine=engine, **options)
-
     # -- solutions -------------------------------------------------------------------
     def grid(self, solution: Path) -> list[int]:
         """Symbol index per cell (-1 where the path leaves a cell empty)."""
@@ -446,7 +444,7 @@ class SudokuProblem(Problem):
             out[t] = s
         return out
 
-    def verify(self, solution: Path) -> bool:
+    def is_solution(self, solution: Path) -> bool:
         return is_complete_grid(self.geom, self.grid(solution), self.givens)
 
     def render_text(self, solution: Path) -> str:
@@ -514,30 +512,6 @@ def grid_svg(geom: Geometry, symbols: str, cells: Sequence[int], givens: dict[in
     return "\n".join(parts) + "\n"
 
 
-# ---------------------------------------------------------------------- TOML helpers
-def _key_line(text: str | None, key: str) -> int | None:
-    """The line of ``key = ...`` in a TOML text (1-based), if it is there."""
-    if not text:
-        return None
-    pat = re.compile(rf"^\s*{re.escape(key)}\s*=")
-    for i, line in enumerate(text.splitlines()):
-        if pat.match(line):
-            return i + 1
-    return None
-
-
-def _string_first_line(text: str, key: str) -> int:
-    """The file line of the first line of the string value of ``key``."""
-    pat = re.compile(rf"^\s*{re.escape(key)}\s*=\s*(\"\"\"|'''|\"|')(.*)$")
-    for i, line in enumerate(text.splitlines()):
-        m = pat.match(line)
-        if m:
-            if m.group(1) in ('"""', "'''") and not m.group(2).strip():
-                return i + 2  # TOML drops the newline right after the opening quotes
-            return i + 1
-    return 1
-
-
 def load_sudoku(spec: dict[str, Any]) -> SudokuProblem:
     return SudokuProblem(spec)
 
@@ -547,16 +521,9 @@ register_kind("latin", load_sudoku)
 
 
 # ---------------------------------------------------------------------- named problems
-def _data(name: str) -> str:
-    import os
-
-    with open(os.path.join(os.path.dirname(__file__), "library", name), encoding="utf-8") as fh:
-        return fh.read()
-
-
 def _file_spec(kind: str, filename: str) -> dict[str, Any]:
     fmt = "toml" if filename.endswith(".toml") else "text"
-    return {"kind": kind, "format": fmt, "text": _data(filename), "source_name": filename}
+    return {"kind": kind, "format": fmt, "text": data.read_text(filename), "source_name": filename}
 
 
 register_problem(LibraryEntry("sudoku-9x9-seed", "the seed's 9x9 sudoku (unique solution)",

@@ -1,17 +1,22 @@
 """Celery settings for long batch work, shared by the sending side (``submit``, the
-scheduler) and the worker application (``worker.app``)."""
+scheduler) and the worker application (``worker.app``).  Celery itself is imported only
+when an application is made: the commands that never talk to a broker do not pay for it."""
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
-from celery import Celery
+if TYPE_CHECKING:
+    from celery import Celery
+
+from .run_options import DEFAULT_QUEUE
 
 ENV_BROKER_URL = "TILECENSUS_BROKER_URL"
 DEFAULT_BROKER_URL = "redis://localhost:6379/0"
-DEFAULT_QUEUE = "tilecensus"
-TASK_NAME = "tilecensus.solve"
-#: a verification of a ``--verify`` run: re-solve a subproblem on another worker
-CHECK_TASK_NAME = "tilecensus.verify"
+#: solve a subproblem
+SOLVE_TASK_NAME = "tilecensus.solve"
+#: verify a subproblem of a ``--verify`` run: re-solve it on another worker, compare
+VERIFY_TASK_NAME = "tilecensus.verify"
 #: seconds an unacknowledged message stays invisible in Redis: longer than any task
 VISIBILITY_TIMEOUT = 12 * 3600
 
@@ -43,7 +48,9 @@ def settings(url: str | None = None) -> dict:
     )
 
 
-def make_app(url: str | None = None, name: str = "tilecensus") -> Celery:
+def make_app(url: str | None = None, name: str = "tilecensus") -> "Celery":
+    from celery import Celery
+
     app = Celery(name)
     app.conf.update(settings(url))
     return app

@@ -17,11 +17,9 @@ from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import ArgumentError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
+from .errors import LedgerError
+
 ENV_DB_URL = "TILECENSUS_DB_URL"
-
-
-class LedgerError(Exception):
-    """The ledger cannot be used (no answer, bad URL, unknown run): one line for the user."""
 
 
 def default_url() -> str:
@@ -134,8 +132,22 @@ def open_ledger(url: str | None = None, *, upgrade: bool = True) -> Ledger:
         ledger = Ledger(url)
         ledger.check()
         if upgrade:
-            from .migrate import ensure_schema
+            from .migrate import ensure_schema  # Alembic is slow to import: only here
 
-            ensure_schema(ledger)
+            ensure_schema(ledger.engine)
         _LEDGERS[key] = ledger
     return ledger
+
+
+def close_ledger(url: str) -> None:
+    """Forget this process's ledger at ``url`` and close its connections (a database about
+    to be dropped)."""
+    for key in [k for k in _LEDGERS if k[1] == url]:
+        _LEDGERS.pop(key).dispose()
+
+
+def after_fork() -> None:
+    """In a forked child: let go of the connections inherited from the parent without
+    closing them (they are the parent's, still in use there)."""
+    for ledger in _LEDGERS.values():
+        ledger.engine.dispose(close=False)

@@ -27,13 +27,10 @@ from sqlalchemy import (
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
 
+from .states import SubproblemState
+
 #: an autoincrement key that is BIGINT on PostgreSQL and INTEGER (rowid) on SQLite
 Key = BigInteger().with_variant(Integer(), "sqlite")
-
-# run states
-RUNNING, DONE, CANCELLED, FAILED = "running", "done", "cancelled", "failed"
-# subproblem states
-PENDING, LEASED = "pending", "leased"  # plus DONE, CANCELLED
 
 
 class BigCount(TypeDecorator):
@@ -67,10 +64,10 @@ class Run(Base):
     kind: Mapped[str] = mapped_column(String(40))
     spec: Mapped[dict] = mapped_column(JSON)
     spec_hash: Mapped[str] = mapped_column(String(64), index=True)
-    mode: Mapped[str] = mapped_column(String(16))  # count | enumerate
-    options: Mapped[dict] = mapped_column(JSON)  # engine, distinct, budget, lease, limit, queue ...
-    executor: Mapped[str] = mapped_column(String(16))  # local | celery
-    status: Mapped[str] = mapped_column(String(16), index=True)
+    mode: Mapped[str] = mapped_column(String(16))  # scheduler.run_options.Mode
+    options: Mapped[dict] = mapped_column(JSON)  # scheduler.run_options.RunOptions.to_json()
+    executor: Mapped[str] = mapped_column(String(16))  # scheduler.run_options.ExecutorKind
+    status: Mapped[str] = mapped_column(String(16), index=True)  # scheduler.states.RunStatus
     n_planned: Mapped[int] = mapped_column(Integer, default=0)
     solutions: Mapped[int | None] = mapped_column(BigCount, nullable=True)
     distinct: Mapped[int | None] = mapped_column(BigCount, nullable=True)
@@ -105,7 +102,7 @@ class Subproblem(Base):
     weight_den: Mapped[str] = mapped_column(Text)
     weight_f: Mapped[float] = mapped_column(Float)
     parent_id: Mapped[int | None] = mapped_column(ForeignKey("subproblems.id"), nullable=True)
-    state: Mapped[str] = mapped_column(String(12), default=PENDING)
+    state: Mapped[str] = mapped_column(String(12), default=SubproblemState.PENDING)  # scheduler.states
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     lease_owner: Mapped[str | None] = mapped_column(String(200), nullable=True)
     lease_expires: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
@@ -157,7 +154,7 @@ class Verification(Base):
     id: Mapped[int] = mapped_column(Key, primary_key=True, autoincrement=True)
     run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"))
     subproblem_id: Mapped[int] = mapped_column(ForeignKey("subproblems.id", ondelete="CASCADE"), unique=True)
-    state: Mapped[str] = mapped_column(String(12), default=PENDING)
+    state: Mapped[str] = mapped_column(String(12), default=SubproblemState.PENDING)
     worker: Mapped[str | None] = mapped_column(String(200), nullable=True)
     refusals: Mapped[int] = mapped_column(Integer, default=0)
     attempts: Mapped[int] = mapped_column(Integer, default=0)

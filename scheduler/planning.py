@@ -1,5 +1,8 @@
-"""Planning: split a run's search tree into subproblems (the frontier at a shallow depth),
-and estimate its size before it starts.
+"""Planning a run: load the problem, settle how it is searched, split its search tree
+into subproblems (the frontier at a shallow depth), estimate its size, and write it.
+
+Everything that can fail on bad input happens in :func:`prepare`, before the run is
+written (:meth:`PreparedRun.create`), so a bad request leaves nothing in the ledger.
 
 By default the depth is the shallowest that gives many more subproblems than workers
 (:data:`PER_WORKER` each, at least :data:`MINIMUM`), so the slow ones do not leave
@@ -8,11 +11,18 @@ workers idle at the end; ``split_depth`` or ``subproblems`` ask for a depth or a
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
+from core.engines import Method, choose_method, engine_for, solver_for
+from core.errors import ProblemError
 from core.estimate import Band, Estimate, estimate
+from core.library import load
+from core.problem import Problem
 from core.search import SolveRequest, Solver, Subpath
+
+from .db import Ledger
+from .run_options import ExecutorKind, Mode, RunOptions
 
 PER_WORKER = 32
 MINIMUM = 64
@@ -79,3 +89,78 @@ def quick_estimate(solver: Solver, *, rate_seconds: float = RATE_SECONDS, second
 def estimate_json(est: Estimate) -> dict:
     """An estimate as stored in the run's plan statistics (``exact``: searched in full)."""
     return {**est.to_json(), "exact": est.samples == 0}
+
+
+# ----------------------------------------------------------------------------- a run, prepared
+@dataclass(frozen=True)
+class RunRequest:
+    """A run as asked for: the problem (a built-in name or a file, and its kind when the
+    file does not say), the mode, the options, and whether to estimate it first."""
+
+    target: str
+    kind: str | None
+    mode: Mode
+    options: RunOptions
+    estimate: bool = True
+
+
+@dataclass
+class PreparedRun:
+    """A run ready to be written: its problem, solver and plan; its options with the
+    engine and the method settled."""
+
+    problem: Problem
+    mode: Mode
+    options: RunOptions
+    solver: Solver
+    plan: Plan
+    estimate: Estimate | None = None
+
+    def create(self, ledger: Ledger, executor: ExecutorKind) -> int:
+        """Write the run and its subproblems; the run id."""
+        from .ledger import create_run
+
+        plan_stats = self.plan.to_json()
+        estimated = None
+        if self.estimate is not None:
+            plan_stats["estimate"] = estimate_json(self.estimate)
+            estimated = round(self.estimate.nodes.value)
+        return create_run(ledger, problem=self.problem, mode=self.mode, options=self.options, executor=executor,
+                          frontier=self.plan.frontier, plan_stats=plan_stats, verify_fraction=self.options.verify,
+                          estimated_nodes=estimated)
+
+    @property
+    def by_levels(self) -> bool:
+        return self.options.solver.method is Method.LEVELS
+
+
+def whole_count(mode: Mode, options: RunOptions) -> bool:
+    """Whether the run is one count of the whole tree, which a single method may take on
+    at once: no listing, no split asked for, no node budget, no verification."""
+    return (mode is Mode.COUNT and options.split_depth is None and options.subproblems is None
+            and options.node_budget is None and not options.verify)
+
+
+def prepare(request: RunRequest, *, workers: int) -> PreparedRun:
+    """Load the problem, settle the engine and the method (:func:`core.engines.choose_method`),
+    build the solver, plan (and estimate, when asked): everything that can fail on bad
+    input, before anything is written."""
+    options = request.options
+    if options.solver.method is Method.LEVELS and request.mode is not Mode.COUNT:
+        raise ProblemError(f"{request.target}: --by-levels counts (no --all or --first) with the kernel engine")
+    problem = load(request.target, request.kind)
+    choice = choose_method(problem, options.solver, whole_count=whole_count(request.mode, options))
+    settled = replace(choice.options, engine=engine_for(problem, choice.options).name)
+    options = replace(options, solver=settled, method_reason=choice.reason if options.solver.method is Method.AUTO
+                      else None)
+    solver = solver_for(problem, settled)
+    split_depth = options.split_depth
+    if settled.method is Method.LEVELS and split_depth is None and options.subproblems is None:
+        split_depth = 0  # one level count shares its states; split ones would not
+    the_plan = plan(solver, workers=workers, split_depth=split_depth, subproblems=options.subproblems,
+                    first=request.mode is Mode.FIRST)
+    prepared = PreparedRun(problem, request.mode, options, solver, the_plan)
+    # no estimate for --first (it stops early) nor a level count (it walks no tree)
+    if request.estimate and request.mode is not Mode.FIRST and settled.method is not Method.LEVELS:
+        prepared.estimate = quick_estimate(solver)
+    return prepared

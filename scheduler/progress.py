@@ -8,13 +8,13 @@ extrapolates the finished weight of the tree instead.
 """
 from __future__ import annotations
 
-import sys
 import time
 
 from rich.console import Console
 from rich.progress import BarColumn, Progress as Bar, TextColumn
 
 from .ledger import Progress
+from .states import RunStatus
 
 
 #: once this share of the tree is finished, an estimate that is off by more than
@@ -39,11 +39,11 @@ def left_by_nodes(p: Progress) -> float | None:
     rate so far.  None without an estimate that holds, or before any node is searched."""
     if not p.estimated_nodes or p.elapsed <= 0 or not estimate_holds(p):
         return None
-    done = p.nodes + p.checks.get("nodes", 0)
+    done = p.nodes + p.verifications.get("nodes", 0)
     if done <= 0:
         return None
     unfinished = 1.0 - min(max(p.weight_done, 0.0), 1.0)
-    left = unfinished * p.estimated_nodes * (1.0 + (p.verify_fraction or 0.0)) + p.checks.get("open_nodes", 0)
+    left = unfinished * p.estimated_nodes * (1.0 + (p.verify_fraction or 0.0)) + p.verifications.get("open_nodes", 0)
     return left * p.elapsed / done
 
 
@@ -56,14 +56,14 @@ def left_by_weight(p: Progress) -> float | None:
 
 def eta_seconds(p: Progress) -> float | None:
     """Seconds left (0 when the run is over), None when nothing tells yet."""
-    if p.status != "running" or (p.weight_done >= 1.0 and not _checks_open(p)):
+    if p.status != RunStatus.RUNNING or (p.weight_done >= 1.0 and not _verifications_open(p)):
         return 0.0
     by_nodes = left_by_nodes(p)
     return by_nodes if by_nodes is not None else left_by_weight(p)
 
 
-def _checks_open(p: Progress) -> bool:
-    return p.checks.get("pending", 0) + p.checks.get("leased", 0) > 0
+def _verifications_open(p: Progress) -> bool:
+    return p.verifications.get("pending", 0) + p.verifications.get("leased", 0) > 0
 
 
 def eta_text(p: Progress) -> str:
@@ -77,7 +77,7 @@ def subproblems_text(p: Progress) -> str:
     """``done/total subproblems``, and ``, verified n/m`` on a ``--verify`` run."""
     text = f"{p.states.get('done', 0)}/{p.subproblems} subproblems"
     if p.verify_fraction:
-        c = p.checks
+        c = p.verifications
         made = c.get("pending", 0) + c.get("leased", 0) + c.get("done", 0)
         text += f", verified {c.get('done', 0)}/{made}"
         if c.get("mismatches"):
@@ -138,6 +138,3 @@ class ProgressView:
         if self._bar is not None:
             self._bar.stop()
 
-
-def stderr_is_terminal() -> bool:
-    return sys.stderr.isatty()

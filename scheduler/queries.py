@@ -6,11 +6,14 @@ from typing import Any, Iterator
 
 from sqlalchemy import func, select
 
-from . import verifications as C
 from .codec import path_of, unpack
-from .db import Ledger, LedgerError
+from .db import Ledger
+from .errors import LedgerError
 from .ledger import Progress, progress
-from .models import DONE, Run, Solution, Subproblem
+from .models import Run, Solution, Subproblem
+from .run_options import RunOptions
+from .states import RunStatus, SubproblemState
+from .ledger import verifications as V
 
 
 def _iso(t) -> str | None:
@@ -41,8 +44,8 @@ def list_runs(ledger: Ledger, *, limit: int = 50, status: str | None = None) -> 
                 "subproblems": p.subproblems,
                 "created": _iso(run.created_at),
                 "seconds": round(run.seconds if run.seconds is not None else p.elapsed, 3),
-                "verified": p.checks.get("done") if run.verify_fraction else None,
-                "mismatches": p.checks.get("mismatches") if run.verify_fraction else None,
+                "verified": p.verifications.get("done") if run.verify_fraction else None,
+                "mismatches": p.verifications.get("mismatches") if run.verify_fraction else None,
                 "error": run.error,
             }
         )
@@ -53,10 +56,10 @@ def verification(ledger: Ledger, run: Run, p: Progress) -> dict[str, Any] | None
     """How a ``--verify`` run's verifications stand, with its mismatches; None otherwise."""
     if not run.verify_fraction:
         return None
-    c = p.checks
+    c = p.verifications
     with ledger.session() as session:
-        bad = C.check_rows(session, run.id)
-    return {"fraction": run.verify_fraction, "seed": (run.options or {}).get("verify_seed") or 0,
+        bad = V.mismatch_rows(session, run.id)
+    return {"fraction": run.verify_fraction, "seed": RunOptions.from_json(run.options).verify_seed or 0,
             "verified": c["done"], "agree": c["done"] - c["mismatches"], "mismatches": c["mismatches"],
             "open": c["pending"] + c["leased"], "cancelled": c["cancelled"], "nodes": c["nodes"],
             "mismatched": bad}
@@ -68,7 +71,7 @@ def estimate_summary(run: Run, nodes: int) -> dict[str, Any] | None:
     est = (run.plan_stats or {}).get("estimate")
     if est is None:
         return None
-    ratio = nodes / run.estimated_nodes if run.status == DONE and run.estimated_nodes else None
+    ratio = nodes / run.estimated_nodes if run.status == RunStatus.DONE and run.estimated_nodes else None
     return {**est, "estimated_nodes": run.estimated_nodes, "ratio": None if ratio is None else round(ratio, 4)}
 
 
@@ -93,7 +96,7 @@ def run_summary(ledger: Ledger, run_id: int, *, slowest: int = 5) -> dict[str, A
         rows = session.execute(
             select(Subproblem.id, Subproblem.path, Subproblem.seconds, Subproblem.nodes, Subproblem.count,
                    Subproblem.attempts, Subproblem.n_donated, Subproblem.worker)
-            .where(Subproblem.run_id == run_id, Subproblem.state == DONE)
+            .where(Subproblem.run_id == run_id, Subproblem.state == SubproblemState.DONE)
         ).all()
         n_solutions_stored = session.scalar(select(func.count()).where(Solution.run_id == run_id))
     p = progress(ledger, run_id)
@@ -138,7 +141,7 @@ def run_summary(ledger: Ledger, run_id: int, *, slowest: int = 5) -> dict[str, A
         "verification": verification(ledger, run, p),
         "estimate": estimate_summary(run, nodes),
     }
-    if run.options.get("distinct") or run.distinct is not None:
+    if RunOptions.from_json(run.options).solver.distinct or run.distinct is not None:
         summary["distinct"] = run.distinct
     return summary
 

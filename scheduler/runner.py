@@ -4,7 +4,8 @@
   leases and records (so SQLite has a single writer).
 * :class:`CeleryExecutor` — sends subproblem ids to a Celery queue; workers lease, solve
   and record themselves (:func:`execute_one`) and send their donated frontier on, and
-  the verifications of a ``--verify`` run (:func:`scheduler.verify.execute_check`).
+  the verifications of a ``--verify`` run
+  (:func:`scheduler.verification.execute_verification`).
 * :func:`tick` — one round of the scheduler: re-queue expired leases and messages lost by
   the broker, verify what no other worker would take, close finished runs.  Safe to run
   anywhere, any number of times.
@@ -18,10 +19,7 @@ from typing import Any, Callable, Sequence
 
 from core.errors import PathError
 
-from . import db as _db
-from . import verifications as C
-from .celery_config import CHECK_TASK_NAME, TASK_NAME, broker_url, make_app
-from .verifications import MAX_REFUSALS, CheckTask, sampling_of
+from .celery_config import SOLVE_TASK_NAME, VERIFY_TASK_NAME, broker_url, make_app
 from .ledger import (
     close_run,
     exchange,
@@ -30,7 +28,6 @@ from .ledger import (
     get_run,
     has_open,
     lease_one,
-    lease_seconds,
     mark_queued,
     progress,
     record_results,
@@ -38,25 +35,25 @@ from .ledger import (
     run_spec,
     stale_pending,
 )
-from .db import Ledger, safe_url
-from .models import RUNNING, Run
-from .verify import Verdict, check_here, judge, solve_check
+from .db import Ledger, after_fork, safe_url
+from .errors import BrokerError
+from .models import Run
+from .run_options import ExecutorKind, Mode, RunOptions
+from .states import RunStatus
+from .ledger import verifications as V
+from .verification import Verdict, judge, solve_again, verify_here
+from .ledger.verifications import MAX_REFUSALS, VerificationTask, sampling_of
 from .work import Outcome, Task, build_solver, cached_solver, is_cached, solve_task, worker_name
 
 ProgressHook = Callable[[], None]
-
-
-class BrokerError(Exception):
-    """The broker does not answer: one line for the user."""
 
 
 # ----------------------------------------------------------------------------- local pool
 _POOL: dict[str, Any] = {}
 
 
-def _pool_init(run_id: int, spec: dict, options: dict) -> None:
-    for ledger in _db._LEDGERS.values():  # inherited over fork: never touch the parent's connections
-        ledger.engine.dispose(close=False)
+def _pool_init(run_id: int, spec: dict, options: RunOptions) -> None:
+    after_fork()  # the parent's connections are the parent's
     _POOL.update(run_id=run_id, spec=spec, options=options)
 
 
@@ -64,12 +61,12 @@ def _pool_solver(run_id: int):
     return cached_solver(("local", run_id), _POOL["spec"], _POOL["options"])
 
 
-def _pool_solve(task: Task, mode: str) -> Outcome:
+def _pool_solve(task: Task, mode: Mode) -> Outcome:
     return solve_task(_pool_solver(task.run_id), task, mode, _POOL["options"])
 
 
-def _pool_check(check: CheckTask, mode: str) -> Verdict | None:
-    return solve_check(_pool_solver(check.run_id), check, mode, _POOL["options"])
+def _pool_verify(task: VerificationTask, mode: Mode) -> Verdict | None:
+    return solve_again(_pool_solver(task.run_id), task, mode, _POOL["options"])
 
 
 class _LocalRun:
@@ -82,12 +79,13 @@ class _LocalRun:
 
     def __init__(self, ledger: Ledger, run: Run, workers: int):
         self.ledger, self.run, self.workers = ledger, run, workers
-        self.sampling = sampling_of(run.verify_fraction, run.options)
-        self.lease = lease_seconds(run.options)
+        self.mode, self.options = Mode(run.mode), RunOptions.from_json(run.options)
+        self.sampling = sampling_of(run.verify_fraction, self.options.verify_seed)
+        self.lease = self.options.lease_seconds()
         self.owner = f"local:{worker_name()}"
         self.pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"),
-                                        initializer=_pool_init, initargs=(run.id, run.spec, run.options))
-        self.in_flight: dict[Future, Task | CheckTask] = {}
+                                        initializer=_pool_init, initargs=(run.id, run.spec, self.options))
+        self.in_flight: dict[Future, Task | VerificationTask] = {}
         self.outcomes: list[Outcome] = []
         self.refusals: dict[int, int] = {}
         self.max_refusals = MAX_REFUSALS if workers > 1 else 1
@@ -112,23 +110,23 @@ class _LocalRun:
         if time.monotonic() - self._checked_status <= 1.0:
             return True
         self._checked_status = time.monotonic()
-        return get_run(self.ledger, self.run.id).status == RUNNING
+        return get_run(self.ledger, self.run.id).status == RunStatus.RUNNING
 
     def _fill(self) -> None:
         free = 2 * self.workers - len(self.in_flight)
         got = exchange(self.ledger, self.outcomes, self.run.id, self.owner, free, self.lease, self.sampling)
         self.outcomes = []
-        for check in got.checks:
-            self.in_flight[self.pool.submit(_pool_check, check, self.run.mode)] = check
+        for verification in got.verifications:
+            self.in_flight[self.pool.submit(_pool_verify, verification, self.mode)] = verification
         for task in got.tasks:
-            self.in_flight[self.pool.submit(_pool_solve, task, self.run.mode)] = task
+            self.in_flight[self.pool.submit(_pool_solve, task, self.mode)] = task
 
     def _collect(self) -> None:
         done, _ = wait(self.in_flight, timeout=0.25, return_when=FIRST_COMPLETED)
         for fut in done:
             item = self.in_flight.pop(fut)
-            if isinstance(item, CheckTask):
-                self._checked(item, self._result(fut, f"verification of subproblem {item.sub_id}"))
+            if isinstance(item, VerificationTask):
+                self._verified(item, self._result(fut, f"verification of subproblem {item.sub_id}"))
             else:
                 self.outcomes.append(self._result(fut, f"subproblem {item.sub_id}"))
 
@@ -139,19 +137,19 @@ class _LocalRun:
             fail_run(self.ledger, self.run.id, f"{what}: {exc}")
             raise
 
-    def _checked(self, check: CheckTask, verdict: Verdict | None) -> None:
+    def _verified(self, task: VerificationTask, verdict: Verdict | None) -> None:
         if verdict is None:  # the pool process that recorded it
-            self.refusals[check.sub_id] = self.refusals.get(check.sub_id, 0) + 1
-            if self.refusals[check.sub_id] < self.max_refusals:
-                self.in_flight[self.pool.submit(_pool_check, check, self.run.mode)] = check
+            self.refusals[task.sub_id] = self.refusals.get(task.sub_id, 0) + 1
+            if self.refusals[task.sub_id] < self.max_refusals:
+                self.in_flight[self.pool.submit(_pool_verify, task, self.mode)] = task
                 return
-            verdict = solve_check(self._own_solver(), check, self.run.mode, self.run.options)
-        if judge(self.ledger, verdict, self.run.mode) is not None:
+            verdict = solve_again(self._own_solver(), task, self.mode, self.options)
+        if judge(self.ledger, verdict, self.mode) is not None:
             self.failed = True
 
     def _own_solver(self):
         if self._solver is None:
-            _, self._solver = build_solver(self.run.spec, self.run.options)
+            _, self._solver = build_solver(self.run.spec, self.options)
         return self._solver
 
     def stop(self, wait_for_pool: bool) -> None:
@@ -217,16 +215,16 @@ class CeleryExecutor:
             return
         if ledger is not None:
             mark_queued(ledger, sub_ids)
-        self._send(TASK_NAME, run_id, sub_ids, queue)
+        self._send(SOLVE_TASK_NAME, run_id, sub_ids, queue)
 
-    def dispatch_checks(self, run_id: int, sub_ids: Sequence[int], queue: str, ledger: Ledger | None = None) -> None:
+    def dispatch_verifications(self, run_id: int, sub_ids: Sequence[int], queue: str, ledger: Ledger | None = None) -> None:
         """Send the verifications of these subproblems (stamped as queued when given the ledger)."""
         if not sub_ids:
             return
         if ledger is not None:
             with ledger.engine.begin() as conn:
-                C.mark_checks_queued(conn, sub_ids)
-        self._send(CHECK_TASK_NAME, run_id, sub_ids, queue)
+                V.mark_verifications_queued(conn, sub_ids)
+        self._send(VERIFY_TASK_NAME, run_id, sub_ids, queue)
 
     def _send(self, name: str, run_id: int, sub_ids: Sequence[int], queue: str) -> None:
         with self.app.producer_or_acquire() as producer:
@@ -256,21 +254,21 @@ def execute_one(ledger: Ledger, sub_id: int, executor: CeleryExecutor | None) ->
     (children,) = record_results(ledger, [outcome], queued=True, sampling=run.sampling)
     if children is None:
         return "duplicate"
-    queue = run.options.get("queue", "tilecensus")
+    queue = run.options.queue_name
     if executor is not None:
         executor.dispatch(run.id, children, queue)
-        if C.wants_check(run.sampling, outcome):
-            executor.dispatch_checks(run.id, [sub_id], queue)
-    if not children and not has_open(ledger, run.id, checks=run.sampling is not None):
+        if V.wants_verification(run.sampling, outcome):
+            executor.dispatch_verifications(run.id, [sub_id], queue)
+    if not children and not has_open(ledger, run.id, verifications=run.sampling is not None):
         close_run(ledger, run.id)
     return "recorded"
 
 
-def running_runs(ledger: Ledger, executor: str = "celery", run_ids: Sequence[int] | None = None) -> list[Run]:
+def running_runs(ledger: Ledger, executor: ExecutorKind = ExecutorKind.CELERY, run_ids: Sequence[int] | None = None) -> list[Run]:
     from sqlalchemy import select
 
     with ledger.session() as session:
-        q = select(Run).where(Run.status == RUNNING, Run.executor == executor)
+        q = select(Run).where(Run.status == RunStatus.RUNNING, Run.executor == executor)
         if run_ids is not None:
             q = q.where(Run.id.in_(list(run_ids)))
         runs = list(session.scalars(q))
@@ -283,8 +281,8 @@ def tick(ledger: Ledger, executor: CeleryExecutor, *, grace: float = 10.0, run_i
     """One scheduler round over the running Celery runs; returns what it did."""
     did = {"requeued": 0, "resent": 0, "verified": 0, "closed": 0}
     sizes: dict[str, int] = {}
-    for run in running_runs(ledger, "celery", run_ids):
-        queue = run.options.get("queue", "tilecensus")
+    for run in running_runs(ledger, ExecutorKind.CELERY, run_ids):
+        queue = RunOptions.from_json(run.options).queue_name
         expired = expire_leases(ledger, run.id)
         executor.dispatch(run.id, expired, queue, ledger)
         did["requeued"] += len(expired)
@@ -295,25 +293,25 @@ def tick(ledger: Ledger, executor: CeleryExecutor, *, grace: float = 10.0, run_i
             executor.dispatch(run.id, lost, queue, ledger)
             did["resent"] += len(lost)
         if run.verify_fraction:
-            _tick_checks(ledger, executor, run, queue, grace, sizes[queue] == 0, did)
+            _tick_verifications(ledger, executor, run, queue, grace, sizes[queue] == 0, did)
         if close_run(ledger, run.id):
             did["closed"] += 1
     return did
 
 
-def _tick_checks(ledger: Ledger, executor: CeleryExecutor, run: Run, queue: str, grace: float, idle: bool,
+def _tick_verifications(ledger: Ledger, executor: CeleryExecutor, run: Run, queue: str, grace: float, idle: bool,
                  did: dict) -> None:
     """The verifications' share of a scheduler round: re-queue expired leases and lost
     messages, and solve here the ones that kept reaching the worker that recorded them."""
     with ledger.engine.begin() as conn:
-        expired = C.expire_checks(conn, run.id)
-        lost = C.stale_checks(conn, run.id, grace) if idle else []
-        orphans = C.orphan_checks(conn, run.id)
-    executor.dispatch_checks(run.id, sorted(set(expired) | set(lost)), queue, ledger)
+        expired = V.expire_verifications(conn, run.id)
+        lost = V.stale_verifications(conn, run.id, grace) if idle else []
+        orphans = V.orphan_verifications(conn, run.id)
+    executor.dispatch_verifications(run.id, sorted(set(expired) | set(lost)), queue, ledger)
     did["requeued"] += len(expired)
     did["resent"] += len(set(lost) - set(expired))
     owner = f"scheduler:{worker_name()}"
-    did["verified"] += sum(check_here(ledger, sub_id, owner) in ("verified", "mismatch") for sub_id in orphans)
+    did["verified"] += sum(verify_here(ledger, sub_id, owner) in ("verified", "mismatch") for sub_id in orphans)
 
 
 def follow(
@@ -333,7 +331,7 @@ def follow(
             each()
         p = progress(ledger, run_id)
         update(p)
-        if p.status != RUNNING:
+        if p.status != RunStatus.RUNNING:
             return p
         if timeout is not None and time.monotonic() - started > timeout:
             return p

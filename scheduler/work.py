@@ -10,14 +10,16 @@ import os
 import socket
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, Hashable
 
-from core.problem import Problem, from_spec
+from core.engines import solver_for
+from core.library import from_spec
+from core.problem import Problem
 from core.search import Path, SolveRequest, Solver, Subpath
 
-#: the default time budget of one task, in seconds
-DEFAULT_BUDGET = 60.0
-#: at most this many solutions are held in memory by one enumerating task
+from .run_options import Mode, RunOptions
+
+#: at most this many solutions are held in memory by one listing task
 ENUMERATE_BATCH = 50_000
 
 
@@ -50,31 +52,20 @@ class Outcome:
     path: Path = ()
 
 
-def solver_options(options: dict[str, Any]) -> dict[str, Any]:
-    """The keyword arguments of ``Problem.solver`` a run's options ask for."""
-    kw: dict[str, Any] = {"engine": options.get("engine", "kernel")}
-    if options.get("distinct"):
-        kw["distinct"] = True
-    if options.get("memo") is False:
-        kw["memo"] = False
-    if options.get("levels"):
-        kw["levels"] = True
-    return kw
-
-
-def build_solver(spec: dict[str, Any], options: dict[str, Any]) -> tuple[Problem, Solver]:
+def build_solver(spec: dict[str, Any], options: RunOptions) -> tuple[Problem, Solver]:
+    """The run's problem, rebuilt from its spec, and the solver its options ask for."""
     problem = from_spec(spec)
-    return problem, problem.solver(**solver_options(options))
+    return problem, solver_for(problem, options.solver)
 
 
-_CACHE: dict[tuple, tuple[Problem, Solver]] = {}
+_CACHE: dict[Hashable, tuple[Problem, Solver]] = {}
 
 
-def is_cached(key: Any) -> bool:
+def is_cached(key: Hashable) -> bool:
     return key in _CACHE
 
 
-def cached_solver(key: Any, spec: dict[str, Any] | None, options: dict[str, Any]) -> Solver:
+def cached_solver(key: Hashable, spec: dict[str, Any] | None, options: RunOptions) -> Solver:
     """The solver of a run, built once per process (``key``: the run's identity; ``spec``
     may be None when :func:`is_cached` says so)."""
     entry = _CACHE.get(key)
@@ -91,25 +82,23 @@ def worker_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
-def solve_task(solver: Solver, task: Task, mode: str, options: dict[str, Any]) -> Outcome:
-    """Search one subproblem as the run's mode and options say.
+def request_for(mode: Mode, options: RunOptions) -> SolveRequest:
+    """What one task of a run asks of the solver.  ``count``: count under the time budget
+    (and the node budget, when set); ``enumerate``: also list the solutions, at most
+    :data:`ENUMERATE_BATCH` per task; ``first``: stop after ``limit`` solutions."""
+    if mode is Mode.COUNT:
+        return SolveRequest(seconds=options.budget, node_budget=options.node_budget)
+    if mode is Mode.ENUMERATE:
+        return SolveRequest(listing=True, seconds=options.budget, node_budget=options.node_budget,
+                            limit=ENUMERATE_BATCH)
+    return SolveRequest(listing=True, limit=int(options.limit or 1))
 
-    ``count``: count under the time budget (and the node budget, when set); ``enumerate``: also collect the solutions, at
-    most :data:`ENUMERATE_BATCH` per task; ``first``: stop after ``limit`` solutions and
-    donate nothing (the run ends there).  Whatever is left unexplored is the frontier.
-    """
-    budget = options.get("budget", DEFAULT_BUDGET)
-    nodes = options.get("node_budget")
-    if mode == "count":
-        result = solver.solve(task.path, SolveRequest(seconds=budget, node_budget=nodes))
-    elif mode == "enumerate":
-        result = solver.solve(task.path, SolveRequest(listing=True, seconds=budget, node_budget=nodes,
-                                                      limit=ENUMERATE_BATCH))
-    elif mode == "first":
-        result = solver.solve(task.path, SolveRequest(listing=True, limit=int(options["limit"])))
-    else:
-        raise ValueError(f"unknown run mode {mode!r}")
-    frontier = [] if mode == "first" else list(result.frontier)
+
+def solve_task(solver: Solver, task: Task, mode: Mode, options: RunOptions) -> Outcome:
+    """Search one subproblem as the run's mode and options say; whatever is left
+    unexplored is the frontier (``first`` donates nothing: the run ends there)."""
+    result = solver.solve(task.path, request_for(mode, options))
+    frontier = [] if mode is Mode.FIRST else list(result.frontier)
     if result.weight != task.weight:
         raise ValueError(
             f"subproblem {task.sub_id}: the solver weighs path {list(task.path)} "

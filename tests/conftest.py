@@ -59,10 +59,9 @@ def create_pg_database() -> tuple[str, str]:
 
 
 def drop_pg_database(name: str) -> None:
-    from scheduler import db as _db
+    from scheduler.db import close_ledger
 
-    for key in [k for k in _db._LEDGERS if k[1].endswith(f"/{name}")]:
-        _db._LEDGERS.pop(key).dispose()
+    close_ledger(f"{PG_ADMIN_URL.rsplit('/', 1)[0]}/{name}")
     with _pg_admin() as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 

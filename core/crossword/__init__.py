@@ -6,7 +6,7 @@ Start with :func:`core.library.load` (``crossword-23``, a ``.toml`` file) or bui
 ``search`` (the solver), ``transfer`` (a second, independent counter: row by row),
 ``parse`` (TOML, grid text, JSON), ``render``, ``library``.
 """
-from ..problem import register_kind
+from ..catalog import register_kind
 from .grid import Grid, Number
 from .library import register as _register_library
 from .problem import CrosswordProblem, summarise

@@ -3,14 +3,14 @@ family (every legal grid of a size), registered with :mod:`core.problem`."""
 from __future__ import annotations
 
 import csv
-import os
 import re
 from typing import Any
 
-from ..problem import LibraryEntry, register_pattern, register_problem
+from .. import data
+from ..catalog import LibraryEntry, register_pattern, register_problem
 from . import symmetry as sym
 
-CSV_PATH = os.path.join(os.path.dirname(os.path.dirname(__file__)), "library", "crossword-seed-library.csv")
+CSV_PATH = data.path("crossword-seed-library.csv")
 
 #: counts the seed's library did not have, found here by two independent methods that
 #: agree: the search (``search.py``) and the row-by-row transfer count (``transfer.py``).

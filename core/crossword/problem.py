@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Sequence
 
-from ..errors import PathError, ProblemError
+from ..engines import Engine, SolverOptions, register_engine
+from ..errors import PathError
 from ..problem import Problem
 from ..search import Path
 from . import symmetry as sym
@@ -13,27 +14,18 @@ from .render import grid_svg, grid_text, summarise_grids
 from .rules import violation
 from .search import CrosswordSolver
 
-#: the engine names Problem.solver() accepts: the crossword search is one Python search
-#: (it is its own reference; core/crossword/transfer.py counts the same grids another way)
-ENGINES = ("kernel", "reference", "python")
-
-
 class CrosswordProblem(Problem):
     """Rebuild crossword grids from their clue numbers, or count every legal grid."""
 
     kind = "crossword"
+    #: one Python search (its own reference; core/crossword/transfer.py counts the same
+    #: grids another way)
+    engines = ("crossword",)
 
     def __init__(self, spec: dict[str, Any], name: str | None = None):
         super().__init__(spec, name)
         self.puzzle = puzzle_from_spec(spec)
         self._solver: CrosswordSolver | None = None
-
-    def solver(self, *, engine: str = "kernel", **options: Any) -> CrosswordSolver:
-        if engine not in ENGINES:
-            raise ProblemError(f"unknown engine {engine!r} ({', '.join(ENGINES)})")
-        if options:
-            raise ProblemError(f"the crossword search takes no options ({', '.join(options)})")
-        return CrosswordSolver(self.puzzle)
 
     def grid(self, solution: Path | Grid) -> Grid:
         """The grid of a solution path (or the grid itself)."""
@@ -43,7 +35,7 @@ class CrosswordProblem(Problem):
             self._solver = CrosswordSolver(self.puzzle)
         return self._solver.grid(tuple(solution))
 
-    def verify(self, solution: Path | Grid) -> bool:
+    def is_solution(self, solution: Path | Grid) -> bool:
         """Independent check: the rules, the symmetry, the clue string, the start."""
         try:
             g = self.grid(solution)
@@ -98,3 +90,11 @@ def summarise(problem: CrosswordProblem, solutions: Iterable[Sequence[int] | Gri
     if given is not None:
         out["given_found"] = found
     return out
+
+
+def _crossword_solver(problem: Problem, options: SolverOptions) -> CrosswordSolver:
+    return CrosswordSolver(problem.puzzle)  # type: ignore[attr-defined]
+
+
+register_engine(Engine("crossword", "the crossword search: square by square, numbers and rules checked as it goes "
+                       "(Python)", frozenset(), _crossword_solver))

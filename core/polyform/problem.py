@@ -15,24 +15,28 @@ that leave less usable room than the pieces still need (pack goal).
 from __future__ import annotations
 
 import math
-import os
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Iterator
 
+from .. import data
 from ..errors import ProblemError
-from ..toml_input import load_toml
+from ..toml_input import key_line, load_toml, value_first_line
 from ..exact_cover import ExactCover
-from ..problem import LibraryEntry, Problem, register_kind, register_pattern, register_problem
+from ..catalog import LibraryEntry, register_kind, register_pattern, register_problem
+from ..engines import SearchHints
+from ..problem import Problem
 from ..pruning import RegionRule
-from ..search import Path, Solver
+from ..search import Path
+from ..symmetry import OptionSymmetry
+from . import render
 from .board import Board
+from .render import SYMBOL_POOL
 from .sets import named_set
 from .shapes import Cell, Form, Shape, parse_matrix
 
 KIND = "polyform"
-SYMBOL_POOL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789@$%&*+=?!<>~^"
 
 
 @dataclass
@@ -93,31 +97,10 @@ _TOP_KEYS = {"kind", "goal", "board", "size", "pieces", "name", "title", "descri
 _PIECE_KEYS = {"set", "only", "name", "shape", "count", "mirror", "rotate"}
 
 
-def _key_line(text: str, key: str, start: int = 0, stop: int | None = None) -> int | None:
-    """1-based line of the first ``key =`` at or after line index ``start``."""
-    lines = text.splitlines()
-    pat = re.compile(rf"^\s*{re.escape(key)}\s*=")
-    for i in range(start, len(lines) if stop is None else min(stop, len(lines))):
-        if pat.match(lines[i]):
-            return i + 1
-    return None
-
-
 def _table_lines(text: str) -> list[int]:
     """1-based lines of each ``[[pieces]]`` header."""
     pat = re.compile(r"^\s*\[\[\s*pieces\s*\]\]")
     return [i + 1 for i, line in enumerate(text.splitlines()) if pat.match(line)]
-
-
-def _string_start(text: str, line: int | None) -> int | None:
-    """Line of the first row of a string value starting on ``line`` (skips ``\"\"\"\\n``)."""
-    if line is None:
-        return None
-    raw = text.splitlines()[line - 1]
-    value = raw.split("=", 1)[1].strip()
-    if value in ('"""', "'''"):
-        return line + 1
-    return line
 
 
 def _parse_count(value: Any, where: str) -> tuple[int, int | None]:
@@ -154,29 +137,29 @@ def parse_toml(text: str, source: str | None = None) -> tuple[str, Board, list[P
     for key in data:
         if key not in _TOP_KEYS:
             raise ProblemError(
-                f"unknown key {key!r} (known: {', '.join(sorted(_TOP_KEYS))})", source=source, line=_key_line(text, key)
+                f"unknown key {key!r} (known: {', '.join(sorted(_TOP_KEYS))})", source=source, line=key_line(text, key)
             )
     if data.get("kind", KIND) != KIND:
-        raise ProblemError(f"kind = {data.get('kind')!r}, expected {KIND!r}", source=source, line=_key_line(text, "kind"))
+        raise ProblemError(f"kind = {data.get('kind')!r}, expected {KIND!r}", source=source, line=key_line(text, "kind"))
     goal = data.get("goal", "fill")
     if goal not in ("fill", "pack"):
-        raise ProblemError(f"goal must be \"fill\" or \"pack\", not {goal!r}", source=source, line=_key_line(text, "goal"))
+        raise ProblemError(f"goal must be \"fill\" or \"pack\", not {goal!r}", source=source, line=key_line(text, "goal"))
     board: Board
     if "board" in data and "size" in data:
-        raise ProblemError("give either board or size, not both", source=source, line=_key_line(text, "size"))
+        raise ProblemError("give either board or size, not both", source=source, line=key_line(text, "size"))
     if "board" in data:
         b = data["board"]
-        line = _key_line(text, "board")
+        line = key_line(text, "board")
         if not isinstance(b, str):
             raise ProblemError("board must be a string (a matrix of '-' and '#')", source=source, line=line)
-        first = _string_start(text, line)
+        first = value_first_line(text, "board")
         try:
             board = Board.from_text(b, first_line=first)
         except ProblemError as exc:
             raise exc.located(source, line) from None
     elif "size" in data:
         s = data["size"]
-        line = _key_line(text, "size")
+        line = key_line(text, "size")
         if not (isinstance(s, list) and len(s) in (2, 3) and all(isinstance(v, int) and not isinstance(v, bool) for v in s)):
             raise ProblemError("size must be [rows, cols] or [layers, rows, cols]", source=source, line=line)
         try:
@@ -187,11 +170,11 @@ def parse_toml(text: str, source: str | None = None) -> tuple[str, Board, list[P
         raise ProblemError("the problem needs a board = \"\"\"...\"\"\" or a size = [rows, cols]", source=source)
     entries = data.get("pieces")
     if not isinstance(entries, list) or not entries or not all(isinstance(e, dict) for e in entries):
-        raise ProblemError("the problem needs at least one [[pieces]] table", source=source, line=_key_line(text, "pieces"))
+        raise ProblemError("the problem needs at least one [[pieces]] table", source=source, line=key_line(text, "pieces"))
     headers = _table_lines(text)
     pieces: list[PieceKind] = []
     for k, entry in enumerate(entries):
-        line = headers[k] if k < len(headers) else _key_line(text, "pieces")
+        line = headers[k] if k < len(headers) else key_line(text, "pieces")
         nxt = headers[k + 1] - 1 if k + 1 < len(headers) else None
         where = f"piece {k + 1}"
         try:
@@ -239,7 +222,7 @@ def _parse_piece(entry: dict, where: str, text: str, line: int | None, stop: int
     name = name.strip()
     if not isinstance(shape_text, str):
         raise ProblemError(f"piece {name!r}: needs a shape = \"\"\"...\"\"\" matrix ('#' = a cell of the piece)")
-    first = _string_start(text, _key_line(text, "shape", (line or 1) - 1, stop)) if line else None
+    first = value_first_line(text, "shape", (line or 1) - 1, stop) if line else None
     try:
         form, dim = parse_matrix(shape_text, what=f"piece {name!r}")
     except ProblemError as exc:
@@ -534,33 +517,21 @@ class PolyformProblem(Problem):
     #: measured on pentomino-6x10 (README, polyforms)
     default_heuristic = "mrv"
 
-    def solver_options(self, **options: Any) -> dict[str, Any]:
-        options.setdefault("heuristic", self.default_heuristic)
-        if "region" not in options:
-            # On a plain cover MRV already finds the dead cells of a walled-off region and
-            # the kernel's bitset path is twice as fast without the flood fill (6x10: 1.5 s
-            # against 2.7 s, the same 2.0 M nodes); with piece counts the rule still pays.
-            plain = self.exact_cover().bounds is None
-            options["region"] = None if plain else self.region_rule()
-        if options.get("levels") in (True, "auto") and "board" not in options:
-            options["board"] = self.region_rule()  # the level count's dead-cell test
-        return options
+    def search_hints(self) -> SearchHints:
+        """MRV; the region rule where pieces have counts (on a plain cover MRV already
+        finds the dead cells of a walled-off region, and the kernel's bitset path is
+        twice as fast without the flood fill: 6x10 1.5 s against 2.7 s, the same 2.0 M
+        nodes); the board for the level count's dead-cell test."""
+        plain = self.exact_cover().bounds is None
+        return SearchHints(self.default_heuristic, None if plain else self.region_rule(), self.region_rule())
 
-    def solver(self, *, engine: str = "kernel", distinct: bool = False, **options: Any) -> Solver:
-        """A solver; with ``distinct=True`` a :class:`DistinctSolver` whose results carry
-        ``distinct`` (one per symmetry class) beside ``count`` (every solution)."""
-        if not distinct:
-            return super().solver(engine=engine, **options)
-        from .distinct import DistinctSolver
-
-        cls = _engine(engine)
-        opts = self.solver_options(**options)
-        return DistinctSolver(
-            self.exact_cover(),
-            self.option_permutations,
-            self._fixed_single_pieces(),
-            lambda ec: cls(ec, **opts),
-        )
+    def symmetry(self) -> OptionSymmetry:
+        """The rotations and reflections of the board that map the piece set to itself,
+        acting on the placements."""
+        dims = "x".join(map(str, self.board.dims))
+        order = len(self.group)
+        return OptionSymmetry(tuple(self.option_permutations), self._fixed_single_pieces(),
+                              f"the {order} symmetr{'y' if order == 1 else 'ies'} of the {dims} board and its pieces")
 
     @cached_property
     def group(self):
@@ -596,7 +567,7 @@ class PolyformProblem(Problem):
             out.append(Placement(p.name, cells, p.symbol))
         return out
 
-    def verify(self, solution: Path) -> bool:
+    def is_solution(self, solution: Path) -> bool:
         """Geometric check, independent of the exact cover: free cells, no overlap, allowed
         orientations, counts within bounds, every cell covered when filling."""
         try:
@@ -620,14 +591,10 @@ class PolyformProblem(Problem):
         return self.goal == "pack" or covered == self.board.free
 
     def render_text(self, solution: Path) -> str:
-        from .render import render_text
-
-        return render_text(self, solution)
+        return render.render_text(self, solution)
 
     def render_svg(self, solution: Path) -> str:
-        from .render import render_svg
-
-        return render_svg(self, solution)
+        return render.render_svg(self, solution)
 
     def describe(self) -> str:
         n = sum(1 for _ in self.pieces)
@@ -636,18 +603,6 @@ class PolyformProblem(Problem):
             f"polyform {self.goal}: {n} piece kinds on a {dims} board with {len(self.board.free)} free cells, "
             f"{self.exact_cover().n_options} placements, |G| = {len(self.group)}"
         )
-
-
-def _engine(engine: str):
-    if engine == "kernel":
-        from ..kernel import KernelSolver
-
-        return KernelSolver
-    if engine == "reference":
-        from ..reference import ReferenceSolver
-
-        return ReferenceSolver
-    raise ProblemError(f"unknown engine {engine!r} (kernel, reference)")
 
 
 # ====================================================================== Python API
@@ -672,9 +627,7 @@ def load_problem(spec: dict[str, Any]) -> PolyformProblem:
     return PolyformProblem(spec)
 
 
-register_kind(KIND, load_problem)
-
-LIBRARY_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "library")
+register_kind(KIND, load_problem, symmetric=True)
 
 #: name, file in core/library, description, known counts
 LIBRARY = [
@@ -694,8 +647,7 @@ LIBRARY = [
 
 
 def _library_spec(file: str, name: str) -> dict[str, Any]:
-    with open(os.path.join(LIBRARY_DIR, file), encoding="utf-8") as fh:
-        text = fh.read()
+    text = data.read_text(file)
     fmt = "toml" if file.endswith(".toml") else "text"
     return {"kind": KIND, "format": fmt, "text": text, "source_name": name}
 

@@ -8,18 +8,31 @@ SVG: one colour per placed piece, thick outlines between pieces; boxes as a row 
 from __future__ import annotations
 
 import colorsys
-from typing import TYPE_CHECKING
+from typing import Protocol, Sequence
 
+from .board import Board
 from .shapes import NEIGHBOUR_STEPS, Cell
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .problem import PolyformProblem
+#: the symbols pieces are printed with, in the order they are handed out
+SYMBOL_POOL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789@$%&*+=?!<>~^"
 
 
-def _symbols(problem: "PolyformProblem", solution) -> tuple[dict[Cell, int], list[str], list[int]]:
+class _Piece(Protocol):
+    name: str
+    symbol: str
+
+
+class Drawable(Protocol):
+    """What the pictures need of a problem: its board, its placements (kind, cells) and
+    its piece kinds (their names and symbols)."""
+
+    board: Board
+    placements: Sequence[tuple[int, frozenset[Cell]]]
+    pieces: Sequence[_Piece]
+
+
+def _symbols(problem: Drawable, solution) -> tuple[dict[Cell, int], list[str], list[int]]:
     """cell -> placed piece number, the symbol and kind of each placed piece."""
-    from .problem import SYMBOL_POOL
-
     owner: dict[Cell, int] = {}
     kinds = []
     for n, o in enumerate(solution):
@@ -50,7 +63,7 @@ def _symbols(problem: "PolyformProblem", solution) -> tuple[dict[Cell, int], lis
     return owner, symbols, kinds
 
 
-def render_text(problem: "PolyformProblem", solution) -> str:
+def render_text(problem: Drawable, solution) -> str:
     board = problem.board
     owner, symbols, _ = _symbols(problem, solution)
     layers = []
@@ -78,7 +91,7 @@ def _colour(n: int, total: int) -> str:
     return f"#{int(r * 255):02x}{int(g * 255):02x}{int(b * 255):02x}"
 
 
-def render_svg(problem: "PolyformProblem", solution, cell: int = 24) -> str:
+def render_svg(problem: Drawable, solution, cell: int = 24) -> str:
     board = problem.board
     owner, symbols, kinds = _symbols(problem, solution)
     gap = cell

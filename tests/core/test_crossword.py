@@ -53,7 +53,7 @@ def test_library_found_counts(n):
     assert res.count == FOUND[n]
     prob = problem(f'kind = "crossword"\nrows = {pz.rows}\ncols = {pz.cols}\nclues = "{pz.clues}"\n'
                    f'symmetry = "{pz.symmetry}"\nstart = {pz.start}\n')
-    assert all(prob.verify(s) for s in res.solutions)
+    assert all(prob.is_solution(s) for s in res.solutions)
 
 
 @pytest.mark.slow
@@ -72,13 +72,13 @@ def test_entry_23_is_the_published_grid_uniquely():
 
 
 def test_library_registered():
-    from core.problem import from_spec, named_spec
+    from core.library import from_spec, named_spec
 
     spec = named_spec("crossword-39")
     assert spec is not None and spec["kind"] == "crossword"
     prob = from_spec(spec)
     assert prob.solver().count() == 55
-    from core.problem import _LIBRARY
+    from core.catalog import ENTRIES as _LIBRARY
 
     assert _LIBRARY["crossword-23"].known == {"solutions": 1}
     assert _LIBRARY["crossword-21"].known == {"solutions": FOUND_COUNTS[21]}
@@ -237,7 +237,7 @@ def test_json_layout():
     prob = problem(json.dumps(data), fmt="text")
     res = prob.solver().solve((), SolveRequest(listing=True))
     assert 1 <= res.count <= 55 and prob.solver().path_of(g) in res.solutions
-    assert all(prob.verify(s) for s in res.solutions)
+    assert all(prob.is_solution(s) for s in res.solutions)
 
 
 def test_across_down_lists():
@@ -281,7 +281,7 @@ def test_render_and_summary():
 
 
 def test_spec_round_trip():
-    from core.problem import from_spec
+    from core.library import from_spec
 
     prob = problem(f'kind = "crossword"\ngrid = """\n{GRID_39}"""\n')
     again = from_spec(json.loads(json.dumps(prob.spec)))

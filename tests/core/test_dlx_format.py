@@ -12,7 +12,7 @@ from core.dlx_format import ExactCoverProblem, format_dlx, parse_dlx
 from core.errors import ProblemError
 from core.exact_cover import ExactCover
 from core.library import load, spec_from_text
-from core.problem import from_spec
+from core.library import from_spec
 
 sys.path.insert(0, os.path.dirname(__file__))
 import problems  # noqa: E402
@@ -233,7 +233,7 @@ def test_kind_exact_cover_from_spec():
     assert problem.kind == "exact-cover"
     assert problem.exact_cover() == parse_dlx(KNUTH_DLX2)
     assert problem.render_text((3, 1)) == "q x:A\np r x:A y"
-    assert problem.verify((1, 3)) and not problem.verify((0,))
+    assert problem.is_solution((1, 3)) and not problem.is_solution((0,))
     assert problem.describe() == "exact cover: 3 primary + 2 secondary items, 5 options, 2 colors"
     with pytest.raises(ProblemError, match="outside"):
         problem.render_text((7,))

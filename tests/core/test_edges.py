@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from core.edges import ROAD_TILES, EdgesProblem
 from core.errors import ProblemError
 from core.library import load, spec_from_text
-from core.problem import from_spec
+from core.library import from_spec
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
 
@@ -50,7 +50,7 @@ def test_roads_seed_has_exactly_the_12_solutions(engine):
     got = sorted(p.render_names(s) for s in sols)
     assert got == expected and len(got) == 12
     givens = [line.split() for line in data("roads-seed.txt").splitlines()]
-    assert all(roads_ok(names(p, s), givens) and p.verify(s) for s in sols)
+    assert all(roads_ok(names(p, s), givens) and p.is_solution(s) for s in sols)
 
 
 def test_roads_drawn_as_the_seed_draws_them():
@@ -165,7 +165,7 @@ def test_wang_tiles_against_brute_force(rotate, border, grid):
     for engine in ("kernel", "reference", "reduction"):
         sols = list(p.solver(engine=engine).solutions())
         assert len(sols) == n, engine
-        assert all(p.verify(s) for s in sols)
+        assert all(p.is_solution(s) for s in sols)
         assert len({p.render_names(s) for s in sols}) == n
     if rotate == "true":
         assert [t.name for t in p.tiles][:4] == ["A@0", "A@1", "A@2", "A@3"]

@@ -16,7 +16,7 @@ import polyform_check as pc  # noqa: E402
 from core.errors import ProblemError  # noqa: E402
 from core.polyform import Shape, named_set, problem_from_text, solutions  # noqa: E402
 from core.polyform.problem import PolyformProblem  # noqa: E402
-from core.problem import from_spec, named_spec  # noqa: E402
+from core.library import from_spec, named_spec  # noqa: E402
 from core.search import SolveRequest
 
 pytest.importorskip("core.kernel")
@@ -63,7 +63,7 @@ def check_all(problem, sols):
     table = piece_table(problem)
     for s in sols:
         pc.check(ec, s, free, table, problem.goal, problem.board.space)
-        assert problem.verify(s)
+        assert problem.is_solution(s)
 
 
 # ====================================================================== shapes and sets
@@ -163,7 +163,7 @@ def test_total_counts(name, total):
 
 
 def test_library_known_counts_agree():
-    from core.problem import library
+    from core.library import library
 
     entries = {e.name: e for e in library()}
     for name, total, distinct in KNOWN:

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from core.errors import PathError, ProblemError
 from core.library import load, spec_from_text
-from core.problem import from_spec
+from core.library import from_spec
 from core.reduction import ReductionProblem, ReductionSolver, TileReduction, n_queens
 from core.search import SolveRequest
 
@@ -156,7 +156,7 @@ def test_factory_spec_rebuilds_anywhere():
     again = from_spec(p.spec)
     assert again.solver().count() == 4
     sol = again.solver().first(1)[0]
-    assert again.verify(sol)
+    assert again.is_solution(sol)
     assert again.render_text(sol).count("Q") == 6
 
 

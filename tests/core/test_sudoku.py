@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from core.errors import ProblemError
 from core.library import load, spec_from_text
-from core.problem import from_spec
+from core.library import from_spec
 from core.sudoku import Geometry, default_symbols
 from core.search import SolveRequest
 
@@ -70,7 +70,7 @@ def test_seed_sudoku_unique_solution(name, k, engine):
     assert p.render_text(sol).split() == expected.split()
     assert p.render_text(sol) == "\n".join(line.rstrip() for line in expected.strip().splitlines())
     cells = read_cells(expected, default_symbols(k * k))
-    assert independent_check(cells, k * k, 2, (k, k)) and p.verify(sol)
+    assert independent_check(cells, k * k, 2, (k, k)) and p.is_solution(sol)
     givens = read_cells(data(f"sudoku-{name}-seed.txt"), default_symbols(k * k))
     assert all(g < 0 or g == c for g, c in zip(givens, cells))
 

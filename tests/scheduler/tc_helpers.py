@@ -9,17 +9,19 @@ from core.library import load
 from scheduler.ledger import create_run
 from scheduler.models import Subproblem
 from scheduler.planning import plan
+from scheduler.run_options import ExecutorKind, Mode, RunOptions
 from scheduler.work import build_solver
 
 
 def make_run(ledger, name: str = "dominoes-4x5", *, mode: str = "count", executor: str = "local",
              depth: int | None = 2, verify: float | None = None, **options) -> int:
-    """A planned run of a built-in problem, not driven (``verify``: a ``--verify`` run)."""
+    """A planned run of a built-in problem, not driven (``verify``: a ``--verify`` run);
+    ``options`` as the ledger stores them (``RunOptions.to_json``)."""
     problem = load(name)
-    opts = {"engine": "kernel", "distinct": False, "budget": 60.0, "verify": verify, **options}
+    opts = RunOptions.from_json({"engine": "kernel", "distinct": False, "budget": 60.0, "verify": verify, **options})
     _, solver = build_solver(problem.spec, opts)
     p = plan(solver, split_depth=depth, first=mode == "first")
-    return create_run(ledger, problem=problem, mode=mode, options=opts, executor=executor,
+    return create_run(ledger, problem=problem, mode=Mode(mode), options=opts, executor=ExecutorKind(executor),
                       frontier=p.frontier, plan_stats=p.to_json(), verify_fraction=verify)
 
 

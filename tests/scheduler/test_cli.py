@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from core.engines import SolverOptions
 from core.library import load
 
 
@@ -29,7 +30,7 @@ def test_no_memo_visits_every_solution(tc):
 
 def test_no_memo_needs_the_kernel(tc):
     assert "kernel engine" in tc("solve", "dominoes-4x4", "--no-memo", "--engine", "reference", code=2).output
-    assert "no options (memo)" in tc("solve", "crossword-23", "--no-memo", code=2).output
+    assert "--no-memo is not an option of the crossword engine" in tc("solve", "crossword-23", "--no-memo", code=2).output
 
 
 def test_solve_distinct_with_tiny_budget(tc):
@@ -48,7 +49,7 @@ def test_solve_all_first_and_stats(tc):
     data = json.loads(tc("solve", "dominoes-4x5", "--first", "3", "--json").stdout)
     problem = load("dominoes-4x5")
     assert data["solutions"] == 3 and len(data["listing"]) == 3
-    assert all(problem.verify(s["options"]) for s in data["listing"])
+    assert all(problem.is_solution(s["options"]) for s in data["listing"])
 
 
 def test_queries(tc, tmp_path):
@@ -131,7 +132,7 @@ def test_verify_agrees_then_catches_a_corrupted_result(tc, sqlite_url):
 
     run = json.loads(tc("solve", "dominoes-4x5", "--json", "--workers", "1", "--split-depth", "3").stdout)
     ok = json.loads(tc("verify", str(run["run_id"]), "--fraction", "1", "--json").stdout)
-    assert ok["ok"] and ok["checked"] == ok["eligible"] > 1
+    assert ok["ok"] and ok["verified"] == ok["eligible"] > 1
     engine = create_engine(sqlite_url)
     with engine.begin() as conn:  # corrupt one stored result, as a faulty worker would
         sub = conn.execute(text("SELECT id FROM subproblems WHERE run_id = :r AND count > 0 ORDER BY id LIMIT 1"),
@@ -178,14 +179,15 @@ def test_a_count_goes_by_levels_where_they_pay_and_says_so(tc):
     assert "4,040 solutions" in out and "states, by levels, 1 subproblem," in out
     run_id = out.split()[1]
     show = json.loads(tc("show", run_id, "--json").stdout)
-    assert show["options"]["levels"] == "auto" and show["subproblems"]["total"] == 1
+    assert show["options"]["method"] == "levels" and show["options"]["method_reason"].startswith("counting by levels")
+    assert show["subproblems"]["total"] == 1
     assert "states/s" in tc("show", run_id).stdout  # a level count walks no tree: no nodes/s
     # where the search's tree is smaller, or when asked, it searches (and splits)
     for args in (["pentomino-8x8-centre"], ["pentomino-5x12", "--by-search"],
                  ["pentomino-5x12", "--split-depth", "1"], ["pentomino-5x12", "--no-memo"]):
         data = json.loads(tc("solve", *args, "--json", "--workers", "1").stdout)
         show = json.loads(tc("show", str(data["run_id"]), "--json").stdout)
-        assert "levels" not in show["options"] and show["subproblems"]["total"] > 1, args
+        assert show["options"]["method"] == "search" and show["subproblems"]["total"] > 1, args
     assert "not both" in tc("solve", "pentomino-5x12", "--by-levels", "--by-search", code=2).output
 
 
@@ -198,16 +200,19 @@ def test_by_levels_refuses_what_it_cannot_count(tc):
 
 
 def test_a_level_count_says_why_in_place_of_the_estimate():
-    from core.library import load
-    from scheduler.cli import Prepared, levels_line
+    from core.engines import Method
+    from scheduler.cli.render import method_line
+    from scheduler.planning import RunRequest, prepare
+    from scheduler.run_options import Mode, RunOptions
 
-    def line(**options):
-        return levels_line(Prepared(load("pentomino-6x10"), "count", options, None, None, None))
+    def line(method: Method) -> str | None:
+        options = RunOptions(SolverOptions(method=method))
+        return method_line(prepare(RunRequest("pentomino-6x10", None, Mode.COUNT, options, False), workers=1).options)
 
-    assert line(levels="auto").startswith("counting by levels: band 24 (at most 24)")
-    assert "--by-search" in line(levels="auto")
-    assert "--by-levels" in line(levels=True)
-    assert line() is None
+    assert line(Method.AUTO).startswith("counting by levels: band 24 (at most 24)")
+    assert "--by-search" in line(Method.AUTO)
+    assert "--by-levels" in line(Method.LEVELS)
+    assert line(Method.SEARCH) is None
 
 
 def test_a_count_past_2_to_the_128_comes_out_exact(tc, tmp_path):
@@ -233,6 +238,6 @@ def test_a_count_past_2_to_the_128_comes_out_exact(tc, tmp_path):
     ({"nodes": 7}, {}, 1, "nodes"),  # recorded before the stats said
 ])
 def test_the_node_total_says_what_it_counts(stats, options, done, unit):
-    from scheduler.cli import _node_unit
+    from scheduler.cli.render import node_unit
 
-    assert _node_unit({"stats": stats, "options": options, "subproblems": {"done": done}}) == unit
+    assert node_unit({"stats": stats, "options": options, "subproblems": {"done": done}}) == unit

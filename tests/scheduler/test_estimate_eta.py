@@ -8,7 +8,7 @@ import time
 import pytest
 
 from core.library import load
-from scheduler import cli as cli_module
+from scheduler.cli.app import App
 from scheduler.db import open_ledger
 from scheduler.ledger import Progress, get_run
 from scheduler.planning import quick_estimate
@@ -36,7 +36,7 @@ def test_a_big_tree_is_sampled_in_bounded_time():
 
 
 def test_solve_with_a_progress_display_estimates_and_stores_it(tc, sqlite_url, monkeypatch):
-    monkeypatch.setattr(cli_module, "_progress_enabled", lambda no_progress: not no_progress)
+    monkeypatch.setattr(App, "progress_shown", property(lambda app: app.progress))  # as on a terminal
     r = tc("solve", "pentomino-6x10", "--split-depth", "2", "--workers", "2", "--json")
     assert "estimate: " in r.stderr and "random paths" in r.stderr and "on one core here" in r.stderr
     run_id = json.loads(r.stdout)["run_id"]
@@ -71,11 +71,11 @@ def test_eta_uses_nodes_against_the_estimate():
     # before 5% of the tree is done, the estimate holds whatever the density
     assert eta_seconds(progress(weight_done=0.01, estimated_nodes=10**9)) == pytest.approx(0.99 * 10**9 / 25)
     # --verify 1: the unfinished half twice over, plus 100 nodes of open verifications, at 500 nodes in 10 s
-    p = progress(estimated_nodes=1000, verify_fraction=1.0, checks={"nodes": 250, "done": 1, "open_nodes": 100})
+    p = progress(estimated_nodes=1000, verify_fraction=1.0, verifications={"nodes": 250, "done": 1, "open_nodes": 100})
     assert eta_seconds(p) == pytest.approx((500 * 2 + 100) / 50)
-    open_checks = progress(weight_done=1.0, estimated_nodes=1000, verify_fraction=1.0,
-                           checks={"pending": 3, "nodes": 250, "open_nodes": 250})
-    assert eta_seconds(open_checks) == pytest.approx(5.0)
+    open_verifications = progress(weight_done=1.0, estimated_nodes=1000, verify_fraction=1.0,
+                           verifications={"pending": 3, "nodes": 250, "open_nodes": 250})
+    assert eta_seconds(open_verifications) == pytest.approx(5.0)
 
 
 def test_eta_falls_back_to_the_finished_weight():
@@ -91,6 +91,6 @@ def test_eta_falls_back_to_the_finished_weight():
 
 def test_the_bar_counts_verifications():
     p = progress(states={"done": 3, "pending": 2}, verify_fraction=0.5,
-                 checks={"pending": 1, "leased": 0, "done": 2, "mismatches": 1})
+                 verifications={"pending": 1, "leased": 0, "done": 2, "mismatches": 1})
     assert subproblems_text(p) == "3/5 subproblems, verified 2/3 (1 MISMATCH)"
     assert subproblems_text(progress(states={"done": 1})) == "1/1 subproblems"

@@ -13,13 +13,15 @@ from tc_helpers import finished_weight, make_run, states
 from scheduler import ledger as L
 from scheduler.db import open_ledger
 from scheduler.models import Run, Solution, Subproblem
+from scheduler.run_options import ExecutorKind, Mode, RunOptions
 from scheduler.work import Outcome, Task, build_solver, solve_task
 
 
 def _solve(ledger, task: Task, **options) -> Outcome:
     run = L.get_run(ledger, task.run_id)
-    _, solver = build_solver(run.spec, {**run.options, **options})
-    return solve_task(solver, task, run.mode, {**run.options, **options})
+    opts = RunOptions.from_json({**run.options, **options})
+    _, solver = build_solver(run.spec, opts)
+    return solve_task(solver, task, Mode(run.mode), opts)
 
 
 def test_record_is_exactly_once(any_url):
@@ -129,7 +131,8 @@ def test_create_run_refuses_a_frontier_that_is_not_a_partition(sqlite_url):
 
     ledger = open_ledger(sqlite_url)
     with pytest.raises(ValueError):
-        L.create_run(ledger, problem=load("dominoes-4x5"), mode="count", options={}, executor="local",
+        L.create_run(ledger, problem=load("dominoes-4x5"), mode=Mode.COUNT, options=RunOptions(),
+                     executor=ExecutorKind.LOCAL,
                      frontier=[Subpath((), Fraction(1, 2))])
     with ledger.session() as s:
         assert s.scalar(select(func.count()).select_from(Run)) == 0
@@ -151,13 +154,17 @@ def test_solutions_are_stored_compactly_once(sqlite_url):
         blobs = list(s.scalars(select(Solution.options).where(Solution.run_id == run_id)))
     assert len(blobs) == 95
     sols = {unpack(b) for b in blobs}
-    assert len(sols) == 95 and all(problem.verify(sol) for sol in sols)
+    assert len(sols) == 95 and all(problem.is_solution(sol) for sol in sols)
 
 
 def test_a_level_count_task_holds_its_lease_for_an_hour():
-    from scheduler.ledger import LEVELS_LEASE, lease_seconds
+    from scheduler.run_options import LEVELS_LEASE
+
+    def lease_seconds(options: dict) -> float:  # as the ledger stores them, old keys and new
+        return RunOptions.from_json(options).lease_seconds()
 
     assert lease_seconds({"budget": 60.0}) == 150.0
     assert lease_seconds({"budget": 60.0, "levels": True}) == LEVELS_LEASE == 3600.0
+    assert lease_seconds({"budget": 60.0, "method": "levels"}) == LEVELS_LEASE
     assert lease_seconds({"budget": 4000.0, "levels": True}) == 8030.0
     assert lease_seconds({"budget": 60.0, "levels": True, "lease": 90.0}) == 90.0

@@ -11,9 +11,9 @@ from scheduler.models import Base
 
 def test_upgrade_from_empty_matches_models(any_url):
     ledger = open_ledger(any_url, upgrade=False)
-    assert current_revision(ledger) is None
-    assert upgrade(ledger) == head_revision()
-    assert upgrade(ledger) == head_revision()  # twice is harmless
+    assert current_revision(ledger.engine) is None
+    assert upgrade(ledger.engine) == head_revision()
+    assert upgrade(ledger.engine) == head_revision()  # twice is harmless
     with ledger.engine.connect() as conn:
         diff = compare_metadata(MigrationContext.configure(conn), Base.metadata)
     assert diff == []
@@ -21,7 +21,7 @@ def test_upgrade_from_empty_matches_models(any_url):
 
 def test_open_ledger_upgrades_automatically(sqlite_url):
     ledger = open_ledger(sqlite_url)
-    assert current_revision(ledger) == head_revision()
+    assert current_revision(ledger.engine) == head_revision()
 
 
 def test_0002_keeps_the_runs_of_0001(any_url):
@@ -32,19 +32,19 @@ def test_0002_keeps_the_runs_of_0001(any_url):
     from scheduler.ledger import get_run
 
     ledger = open_ledger(any_url, upgrade=False)
-    assert upgrade(ledger, "0001") == "0001"
+    assert upgrade(ledger.engine, "0001") == "0001"
     with ledger.engine.begin() as conn:
         conn.execute(text(
             "INSERT INTO runs (name, kind, spec, spec_hash, mode, options, executor, status, n_planned, created_at) "
             "VALUES ('old', 'polyform', '{}', 'h', 'count', '{}', 'local', 'done', 0, CURRENT_TIMESTAMP)"))
-    assert upgrade(ledger) == head_revision() == "0002"
+    assert upgrade(ledger.engine) == head_revision() == "0002"
     run = get_run(ledger, 1)
     assert (run.name, run.verify_fraction, run.estimated_nodes) == ("old", None, None)
     _downgrade(ledger, "0001")
-    assert current_revision(ledger) == "0001"
+    assert current_revision(ledger.engine) == "0001"
     with ledger.engine.connect() as conn:
         assert conn.execute(text("SELECT name FROM runs")).scalar_one() == "old"
-    assert upgrade(ledger) == "0002"
+    assert upgrade(ledger.engine) == "0002"
 
 
 def _downgrade(ledger, revision: str) -> None:
@@ -52,7 +52,7 @@ def _downgrade(ledger, revision: str) -> None:
 
     from scheduler.migrate import alembic_config
 
-    cfg = alembic_config(ledger)
+    cfg = alembic_config(ledger.engine)
     with ledger.engine.begin() as conn:
         cfg.attributes["connection"] = conn
         command.downgrade(cfg, revision)

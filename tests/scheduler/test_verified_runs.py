@@ -9,13 +9,14 @@ import pytest
 from sqlalchemy import select
 
 from tc_helpers import make_run
-from scheduler import verifications as C
+from scheduler.ledger import verifications as C
 from scheduler import ledger as L
 from scheduler import runner
 from scheduler.db import open_ledger
 from scheduler.models import Subproblem, Verification
 from scheduler.runner import execute_one
-from scheduler.verify import execute_check
+from scheduler.verification import execute_verification
+from scheduler.run_options import Mode, RunOptions
 from scheduler.work import build_solver, solve_task, worker_name
 
 
@@ -58,7 +59,7 @@ def test_the_sample_is_a_hashed_coin_per_path():
     assert picked == [p for p in paths if C.Sampling(0.5, seed=7).picks(p)]  # deterministic
     assert 400 < len(picked) < 600
     assert picked != [p for p in paths if C.Sampling(0.5, seed=8).picks(p)]  # the seed matters
-    assert C.sampling_of(None, {}) is None and C.sampling_of(0.25, {"verify_seed": 3}) == C.Sampling(0.25, 3)
+    assert C.sampling_of(None, None) is None and C.sampling_of(0.25, 3) == C.Sampling(0.25, 3)
 
 
 # ----------------------------------------------------------------------------- local pool
@@ -135,8 +136,9 @@ def test_a_resumed_verified_run_finishes_its_verifications(tc, sqlite_url):
     run_id = make_run(ledger, "dominoes-6x6", depth=3, verify=1.0)
     run = L.get_run(ledger, run_id)
     tasks = L.lease_batch(ledger, run_id, "t", 3, 60)
-    _, solver = build_solver(run.spec, run.options)
-    L.record_results(ledger, [solve_task(solver, t, "count", run.options) for t in tasks],
+    options = RunOptions.from_json(run.options)
+    _, solver = build_solver(run.spec, options)
+    L.record_results(ledger, [solve_task(solver, t, Mode.COUNT, options) for t in tasks],
                      sampling=C.Sampling(1.0))
     L.cancel_run(ledger, run_id)
     assert {r[4] for r in verifications(ledger, run_id)} == {"cancelled"}
@@ -161,21 +163,22 @@ class Sent:
     """Stands in for the Celery executor: records what would be sent."""
 
     def __init__(self):
-        self.checks: list[int] = []
+        self.verifications: list[int] = []
 
     def dispatch(self, run_id, sub_ids, queue, ledger=None):
         pass
 
-    def dispatch_checks(self, run_id, sub_ids, queue, ledger=None):
-        self.checks.extend(sub_ids)
+    def dispatch_verifications(self, run_id, sub_ids, queue, ledger=None):
+        self.verifications.extend(sub_ids)
 
 
 def _recorded_elsewhere(ledger, run_id: int, worker: str, bump: int = 0) -> list[int]:
     """Solve and record every subproblem here, as if ``worker`` had (``bump`` added to the
     first non-empty count, as a faulty worker would)."""
     run = L.get_run(ledger, run_id)
-    _, solver = build_solver(run.spec, run.options)
-    outcomes = [solve_task(solver, t, run.mode, run.options) for t in L.lease_batch(ledger, run_id, "t", 100, 60)]
+    options = RunOptions.from_json(run.options)
+    _, solver = build_solver(run.spec, options)
+    outcomes = [solve_task(solver, t, Mode(run.mode), options) for t in L.lease_batch(ledger, run_id, "t", 100, 60)]
     for o in outcomes:
         o.worker = worker
     next(o for o in outcomes if o.count).count += bump
@@ -187,8 +190,8 @@ def test_celery_verification_agrees_then_closes_the_run(any_url):
     ledger = open_ledger(any_url)
     run_id = make_run(ledger, "dominoes-4x5", depth=2, executor="celery", verify=1.0)
     ids = _recorded_elsewhere(ledger, run_id, "elsewhere:1")
-    assert [execute_check(ledger, i, Sent()) for i in ids] == ["verified"] * len(ids)
-    assert execute_check(ledger, ids[0], Sent()) == "skipped"  # a duplicate delivery
+    assert [execute_verification(ledger, i, Sent()) for i in ids] == ["verified"] * len(ids)
+    assert execute_verification(ledger, ids[0], Sent()) == "skipped"  # a duplicate delivery
     run = L.get_run(ledger, run_id)
     assert (run.status, run.solutions) == ("done", 95)
     assert {r[2] for r in verifications(ledger, run_id)} == {worker_name()}
@@ -198,7 +201,7 @@ def test_celery_verification_catches_a_faulty_worker(any_url):
     ledger = open_ledger(any_url)
     run_id = make_run(ledger, "dominoes-4x5", depth=2, executor="celery", verify=1.0)
     ids = _recorded_elsewhere(ledger, run_id, "faulty:13", bump=2)
-    results = [execute_check(ledger, i, Sent()) for i in ids]
+    results = [execute_verification(ledger, i, Sent()) for i in ids]
     assert results.count("mismatch") == 1
     run = L.get_run(ledger, run_id)
     assert run.status == "failed" and "(worker faulty:13)" in run.error and f"(verifier {worker_name()})" in run.error
@@ -212,14 +215,14 @@ def test_a_worker_refuses_its_own_result_then_leaves_it_to_the_scheduler(sqlite_
     ids = _recorded_elsewhere(ledger, run_id, worker_name())  # recorded by this very process
     sent = Sent()
     for n in range(C.MAX_REFUSALS):
-        assert execute_check(ledger, ids[0], sent) == "refused"
-    assert sent.checks == [ids[0]] * (C.MAX_REFUSALS - 1)  # sent back, until the last refusal
+        assert execute_verification(ledger, ids[0], sent) == "refused"
+    assert sent.verifications == [ids[0]] * (C.MAX_REFUSALS - 1)  # sent back, until the last refusal
     with ledger.engine.begin() as conn:
-        assert C.orphan_checks(conn, run_id) == [ids[0]]
-        assert ids[0] not in C.stale_checks(conn, run_id, 0.0)
-    from scheduler.verify import check_here
+        assert C.orphan_verifications(conn, run_id) == [ids[0]]
+        assert ids[0] not in C.stale_verifications(conn, run_id, 0.0)
+    from scheduler.verification import verify_here
 
-    assert check_here(ledger, ids[0], "scheduler") == "skipped"  # never the recording process
+    assert verify_here(ledger, ids[0], "scheduler") == "skipped"  # never the recording process
     with ledger.session() as s:  # as if the scheduler were another process
         s.execute(Verification.__table__.update().where(Verification.subproblem_id == ids[0]).values(worker="w:1"))
-    assert check_here(ledger, ids[0], "scheduler") == "verified"
+    assert verify_here(ledger, ids[0], "scheduler") == "verified"

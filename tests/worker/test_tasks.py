@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tc_helpers import make_run, states
 from scheduler import ledger as L
-from scheduler.celery_config import TASK_NAME, VISIBILITY_TIMEOUT
+from scheduler.celery_config import SOLVE_TASK_NAME, VISIBILITY_TIMEOUT
 from scheduler.db import open_ledger
 from scheduler.runner import execute_one
 
@@ -19,7 +19,7 @@ def test_app_settings_for_long_batch_work():
     assert c.broker_transport_options["visibility_timeout"] == VISIBILITY_TIMEOUT >= 3600
     assert c.task_ignore_result and not c.result_backend
     assert c.accept_content == ["json"] and c.task_serializer == "json"
-    assert TASK_NAME in app.tasks
+    assert SOLVE_TASK_NAME in app.tasks
 
 
 def test_task_twice_records_once(any_url):

@@ -1,4 +1,4 @@
-"""Verified runs: re-solve subproblems in another process and compare.
+"""Verified runs: re-solve a complete subproblem in another process, and compare.
 
 A subproblem that searched its whole subtree (not stopped by a budget) is a
 deterministic function of its path, so solving it again — in another process than the
@@ -8,9 +8,9 @@ enumeration runs, the same solutions.
 Two ways in:
 
 * ``--verify P`` on ``solve``/``submit``: while the run goes on, a sampled share P of the
-  complete subproblems (:mod:`scheduler.verifications`) is re-solved by a different worker
-  (:func:`execute_check` on Celery, the local pool's other processes, or the checking
-  process itself: :func:`check_here`).  A mismatch fails the run at once, naming the
+  complete subproblems (:mod:`scheduler.ledger.verifications`) is re-solved by a different
+  worker (:func:`execute_verification` on Celery, the local pool's other processes, or the
+  scheduler process itself: :func:`verify_here`).  A mismatch fails the run at once, naming the
   subproblem, its path and both workers; the run is not done until every verification is.
 * ``tilecensus verify RUN`` (:func:`verify_run`): after the fact, here, on a random sample.
 """
@@ -27,12 +27,14 @@ from sqlalchemy import select, update
 from core.errors import PathError
 from core.search import SolveRequest
 
-from . import verifications as C
-from .verifications import CheckTask
 from .codec import path_of, unpack
 from .db import Ledger
-from .ledger import close_run, fail_run, get_run, has_open, lease_seconds, run_brief, run_spec
-from .models import DONE, Run, Solution, Subproblem
+from .ledger import close_run, fail_run, get_run, has_open, run_brief, run_spec
+from .ledger import verifications as T
+from .ledger.verifications import VerificationTask
+from .models import Run, Solution, Subproblem
+from .run_options import Mode, RunOptions
+from .states import SubproblemState
 from .work import ENUMERATE_BATCH, build_solver, cached_solver, is_cached, worker_name
 
 @dataclass
@@ -52,12 +54,12 @@ class Mismatch:
 
 
 # ----------------------------------------------------------------------------- comparing
-def fresh_result(solver, path: tuple[int, ...], mode: str, options: dict[str, Any]) -> dict[str, Any]:
+def fresh_result(solver, path: tuple[int, ...], mode: Mode, options: RunOptions) -> dict[str, Any]:
     """Solve ``path`` again as the run did, with no time budget: count, nodes, distinct,
     whether it completed, and (enumerations) the solutions as sorted option sets."""
-    listing = mode != "count"
-    limit = int(options["limit"]) if mode == "first" else ENUMERATE_BATCH if listing else None
-    result = solver.solve(path, SolveRequest(listing=listing, limit=limit, node_budget=options.get("node_budget")))
+    listing = mode.listing
+    limit = int(options.limit or 0) if mode is Mode.FIRST else ENUMERATE_BATCH if listing else None
+    result = solver.solve(path, SolveRequest(listing=listing, limit=limit, node_budget=options.node_budget))
     found: dict[str, Any] = {"count": result.count, "nodes": result.stats.nodes,
                              "complete": result.stopped_by is None and not result.frontier}
     if result.distinct is not None:
@@ -105,25 +107,25 @@ class Verdict:
     seconds: float
 
 
-def solve_check(solver, check: CheckTask, mode: str, options: dict[str, Any]) -> Verdict | None:
+def solve_again(solver, task: VerificationTask, mode: Mode, options: RunOptions) -> Verdict | None:
     """Re-solve a verification's subproblem here; None (refused) when this very process
     recorded it.  Pure computation, like :func:`scheduler.work.solve_task`."""
     me = worker_name()
-    if check.worker == me:
+    if task.worker == me:
         return None
     started = time.perf_counter()
-    found = fresh_result(solver, check.path, mode, options)
-    return Verdict(check.run_id, check.sub_id, me, found, time.perf_counter() - started)
+    found = fresh_result(solver, task.path, mode, options)
+    return Verdict(task.run_id, task.sub_id, me, found, time.perf_counter() - started)
 
 
-def judge(ledger: Ledger, verdict: Verdict, mode: str) -> Mismatch | None:
+def judge(ledger: Ledger, verdict: Verdict, mode: Mode) -> Mismatch | None:
     """Compare a verdict with the stored result and write it (once); a mismatch fails the
     run, naming the subproblem, its path and both workers."""
     with ledger.engine.begin() as conn:
-        stored, worker, path = stored_result(conn, verdict.sub_id, mode != "count")
+        stored, worker, path = stored_result(conn, verdict.sub_id, mode.listing)
         mismatch = compare(verdict.sub_id, path, worker, stored, verdict.found)
         detail = None if mismatch is None else mismatch.describe(verdict.verifier)
-        C.finish_check(conn, verdict.sub_id, verdict.verifier, verdict.seconds, detail)
+        T.finish_verification(conn, verdict.sub_id, verdict.verifier, verdict.seconds, detail)
     return mismatch
 
 
@@ -132,64 +134,64 @@ def _run_solver(ledger: Ledger, run_id: int, brief) -> Any:
     return cached_solver(key, None if is_cached(key) else run_spec(ledger, run_id), brief.options)
 
 
-def execute_check(ledger: Ledger, sub_id: int, executor) -> str:
+def execute_verification(ledger: Ledger, sub_id: int, executor) -> str:
     """A Celery worker's verification task.  When it reaches the worker that recorded the
     result, the worker sends it back to the queue (after :data:`MAX_REFUSALS
-    <scheduler.verifications.MAX_REFUSALS>` refusals it is left to the scheduler process);
+    <scheduler.ledger.verifications.MAX_REFUSALS>` refusals it is left to the scheduler process);
     otherwise lease, re-solve, judge, close the run when it was the last."""
     with ledger.engine.begin() as conn:
-        check = C.peek_check(conn, sub_id)
-        brief = None if check is None else run_brief(conn, check.run_id)
-    if check is None or brief is None:
+        task = T.peek_verification(conn, sub_id)
+        brief = None if task is None else run_brief(conn, task.run_id)
+    if task is None or brief is None:
         return "skipped"
-    if check.worker == worker_name():
-        return _refuse(ledger, check, brief, executor)
+    if task.worker == worker_name():
+        return _refuse(ledger, task, brief, executor)
     with ledger.engine.begin() as conn:
-        if not C.lease_check(conn, sub_id, f"celery:{worker_name()}", lease_seconds(brief.options)):
+        if not T.lease_verification(conn, sub_id, f"celery:{worker_name()}", brief.options.lease_seconds()):
             return "skipped"
-    return _finish(ledger, check, brief, _run_solver(ledger, check.run_id, brief))
+    return _finish(ledger, task, brief, _run_solver(ledger, task.run_id, brief))
 
 
-def _refuse(ledger: Ledger, check: CheckTask, brief, executor) -> str:
+def _refuse(ledger: Ledger, task: VerificationTask, brief, executor) -> str:
     with ledger.engine.begin() as conn:
-        refusals = C.refuse_check(conn, check.sub_id)
-    if refusals < C.MAX_REFUSALS and executor is not None:
-        executor.dispatch_checks(check.run_id, [check.sub_id], brief.options.get("queue", "tilecensus"))
+        refusals = T.refuse_verification(conn, task.sub_id)
+    if refusals < T.MAX_REFUSALS and executor is not None:
+        executor.dispatch_verifications(task.run_id, [task.sub_id], brief.options.queue_name)
     return "refused"
 
 
-def _finish(ledger: Ledger, check: CheckTask, brief, solver) -> str:
+def _finish(ledger: Ledger, task: VerificationTask, brief, solver) -> str:
     try:
-        verdict = solve_check(solver, check, brief.mode, brief.options)
+        verdict = solve_again(solver, task, brief.mode, brief.options)
     except (PathError, ValueError) as exc:
-        fail_run(ledger, check.run_id, f"verification of subproblem {check.sub_id}: {exc}")
+        fail_run(ledger, task.run_id, f"verification of subproblem {task.sub_id}: {exc}")
         raise
     if verdict is None:  # cannot happen after the worker test above; refuse loudly
-        raise RuntimeError(f"verification of subproblem {check.sub_id} reached its own worker")
+        raise RuntimeError(f"verification of subproblem {task.sub_id} reached its own worker")
     mismatch = judge(ledger, verdict, brief.mode)
-    if not has_open(ledger, check.run_id):
-        close_run(ledger, check.run_id)
+    if not has_open(ledger, task.run_id):
+        close_run(ledger, task.run_id)
     return "verified" if mismatch is None else "mismatch"
 
 
-def check_here(ledger: Ledger, sub_id: int, owner: str) -> str:
+def verify_here(ledger: Ledger, sub_id: int, owner: str) -> str:
     """Verify one subproblem in this process (the scheduler's share: verifications that
     kept reaching the worker that recorded them)."""
     with ledger.engine.begin() as conn:
-        check = C.peek_check(conn, sub_id)
-        brief = None if check is None else run_brief(conn, check.run_id)
-        if check is None or brief is None or check.worker == worker_name():
+        task = T.peek_verification(conn, sub_id)
+        brief = None if task is None else run_brief(conn, task.run_id)
+        if task is None or brief is None or task.worker == worker_name():
             return "skipped"
-        if not C.lease_check(conn, sub_id, owner, lease_seconds(brief.options)):
+        if not T.lease_verification(conn, sub_id, owner, brief.options.lease_seconds()):
             return "skipped"
-    return _finish(ledger, check, brief, _run_solver(ledger, check.run_id, brief))
+    return _finish(ledger, task, brief, _run_solver(ledger, task.run_id, brief))
 
 
 # ----------------------------------------------------------------------------- after the fact
 @dataclass
 class VerifyReport:
     run_id: int
-    checked: int
+    verified: int
     eligible: int
     verifier: str
     mismatches: list[Mismatch] = field(default_factory=list)
@@ -201,7 +203,7 @@ class VerifyReport:
     def to_json(self) -> dict[str, Any]:
         return {
             "run_id": self.run_id,
-            "checked": self.checked,
+            "verified": self.verified,
             "eligible": self.eligible,
             "verifier": self.verifier,
             "ok": self.ok,
@@ -218,19 +220,21 @@ def verify_run(ledger: Ledger, run_id: int, fraction: float, *, seed: int = 0) -
     if not 0 < fraction <= 1:
         raise ValueError("the fraction to verify must be in (0, 1]")
     run = get_run(ledger, run_id)
-    _, solver = build_solver(run.spec, run.options or {})
+    mode, options = Mode(run.mode), RunOptions.from_json(run.options)
+    _, solver = build_solver(run.spec, options)
     with ledger.session() as session:
         ids = list(session.scalars(
             select(Subproblem.id)
-            .where(Subproblem.run_id == run_id, Subproblem.state == DONE, Subproblem.stopped_by.is_(None))
+            .where(Subproblem.run_id == run_id, Subproblem.state == SubproblemState.DONE,
+                   Subproblem.stopped_by.is_(None))
             .order_by(Subproblem.id)
         ))
     sample = random.Random(seed).sample(ids, min(len(ids), max(1, math.ceil(fraction * len(ids))))) if ids else []
     report = VerifyReport(run_id, len(sample), len(ids), worker_name())
     for sub_id in sorted(sample):
         with ledger.engine.connect() as conn:
-            stored, worker, path = stored_result(conn, sub_id, run.mode != "count")
-        mismatch = compare(sub_id, path, worker, stored, fresh_result(solver, path, run.mode, run.options or {}))
+            stored, worker, path = stored_result(conn, sub_id, mode.listing)
+        mismatch = compare(sub_id, path, worker, stored, fresh_result(solver, path, mode, options))
         if mismatch is not None:
             report.mismatches.append(mismatch)
     if report.mismatches:
@@ -248,11 +252,9 @@ def _write_error(ledger: Ledger, run_id: int, report: VerifyReport) -> None:
 
 def summary(report: VerifyReport) -> str:
     """One line for the terminal."""
-    head = f"run {report.run_id}: re-solved {report.checked} of {report.eligible} complete subproblems"
+    head = f"run {report.run_id}: re-solved {report.verified} of {report.eligible} complete subproblems"
     if report.ok:
         return head + " — all agree"
     return head + f" — {len(report.mismatches)} MISMATCH" + ("ES" if len(report.mismatches) > 1 else "")
 
 
-__all__ = ["Mismatch", "Verdict", "VerifyReport", "check_here", "execute_check", "judge", "solve_check",
-           "summary", "verify_run"]

@@ -33,9 +33,10 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Callable, Sequence
 
-from ..errors import PathError
-from ..exact_cover import ExactCover
-from ..search import COUNT, Path, SolveRequest, SolveResult, Solver, Stats, Subpath
+from .errors import PathError
+from .exact_cover import ExactCover
+from .symmetry import orbits
+from .search import COUNT, Path, SolveRequest, SolveResult, Solver, Stats, Subpath
 
 
 @dataclass
@@ -58,19 +59,6 @@ def restrict(ec: ExactCover, keep: Sequence[int]) -> ExactCover:
     return ExactCover.from_indices(
         ec.items, ec.n_primary, [ec.options[k] for k in keep], ec.colors, ec.bounds, labels
     )
-
-
-def orbits(perms: Sequence[tuple[int, ...]], elements: Sequence[int]) -> list[tuple[int, list[int]]]:
-    """G-orbits of the given option ids: (smallest element, stabiliser indices in perms)."""
-    seen: set[int] = set()
-    out = []
-    for x in sorted(elements):
-        if x in seen:
-            continue
-        orbit = {g[x] for g in perms}
-        seen |= orbit
-        out.append((x, [i for i, g in enumerate(perms) if g[x] == x]))
-    return out
 
 
 class DistinctSolver(Solver):

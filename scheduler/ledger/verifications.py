@@ -1,5 +1,6 @@
-"""The ledger side of verified runs (``--verify P``): which complete subproblems are
-re-solved, and the rows that carry that work (the ``verifications`` table).
+"""The verifications of a ``--verify P`` run, in the ledger: which complete subproblems are
+re-solved, and the rows of the ``verifications`` table that carry that work (re-solving
+and comparing is :mod:`scheduler.verification`).
 
 A subproblem is sampled by a hashed coin: ``sha256(seed, path) < P``.  The choice
 depends only on the run's seed and the path, so it is the same whoever records the
@@ -19,8 +20,9 @@ from typing import Any, Sequence
 from sqlalchemy import Connection, and_, bindparam, func, insert, or_, select, update
 from sqlalchemy.orm import Session
 
-from .codec import path_of, path_text
-from .models import CANCELLED, DONE, FAILED, LEASED, PENDING, RUNNING, Run, Subproblem, Verification, utcnow
+from ..codec import path_of, path_text
+from ..models import Run, Subproblem, Verification, utcnow
+from ..states import OPEN, RunStatus, SubproblemState
 
 #: a verification refused this many times (it kept reaching the worker that recorded
 #: the result) is left to the scheduler process, which solves it itself
@@ -29,7 +31,6 @@ MAX_REFUSALS = 6
 VER = Verification.__table__
 SUB = Subproblem.__table__
 RUN = Run.__table__
-OPEN = (PENDING, LEASED)
 
 
 @dataclass(frozen=True)
@@ -45,28 +46,29 @@ class Sampling:
         return int.from_bytes(digest[:8], "big") / 2.0**64 < self.fraction
 
 
-def sampling_of(verify_fraction: float | None, options: dict[str, Any] | None) -> Sampling | None:
+def sampling_of(verify_fraction: float | None, seed: int | None) -> Sampling | None:
     """The run's sampling, or None when it is not a verified run."""
     if not verify_fraction:
         return None
-    return Sampling(float(verify_fraction), int((options or {}).get("verify_seed") or 0))
+    return Sampling(float(verify_fraction), int(seed or 0))
 
 
-def wants_check(sampling: Sampling | None, outcome) -> bool:
+def wants_verification(sampling: Sampling | None, outcome) -> bool:
     """Whether a recorded outcome gets a verification: a complete subproblem, sampled."""
     return (sampling is not None and outcome.stopped_by is None and not outcome.frontier
             and sampling.picks(outcome.path))
 
 
-def insert_check(conn: Connection | Session, outcome, now: dt.datetime | None) -> None:
+def insert_verification(conn: Connection | Session, outcome, now: dt.datetime | None) -> None:
     """The pending verification of a just-recorded outcome (``now``: when it is queued)."""
-    conn.execute(insert(VER), [dict(run_id=outcome.run_id, subproblem_id=outcome.sub_id, state=PENDING,
+    conn.execute(insert(VER), [dict(run_id=outcome.run_id, subproblem_id=outcome.sub_id, state=SubproblemState.PENDING,
                                     worker=outcome.worker, refusals=0, attempts=0, queued_at=now)])
 
 
 @dataclass(frozen=True)
-class CheckTask:
-    """A leased (or peeked) verification: re-solve ``path``, not in process ``worker``."""
+class VerificationTask:
+    """A leased (or peeked) verification: re-solve ``path``, not in process ``worker``
+    (the one that recorded the result)."""
 
     run_id: int
     sub_id: int
@@ -74,51 +76,51 @@ class CheckTask:
     worker: str | None
 
 
-_CHECK_COLUMNS = (VER.c.run_id, VER.c.subproblem_id, SUB.c.path, VER.c.worker)
-_CHECK_FROM = VER.join(SUB, SUB.c.id == VER.c.subproblem_id)
-_LEASABLE = or_(VER.c.state == PENDING, and_(VER.c.state == LEASED, VER.c.lease_expires < bindparam("now")))
+_COLUMNS = (VER.c.run_id, VER.c.subproblem_id, SUB.c.path, VER.c.worker)
+_JOINED = VER.join(SUB, SUB.c.id == VER.c.subproblem_id)
+_LEASABLE = or_(VER.c.state == SubproblemState.PENDING, and_(VER.c.state == SubproblemState.LEASED, VER.c.lease_expires < bindparam("now")))
 _LEASE = (
     update(VER)
     .where(VER.c.subproblem_id == bindparam("sub_id"), _LEASABLE)
-    .values(state=LEASED, lease_owner=bindparam("owner"), lease_expires=bindparam("expires"),
+    .values(state=SubproblemState.LEASED, lease_owner=bindparam("owner"), lease_expires=bindparam("expires"),
             attempts=VER.c.attempts + 1)
 )
 
 
-def _check_task(row) -> CheckTask:
+def _verification_task(row) -> VerificationTask:
     run_id, sub_id, path, worker = row
-    return CheckTask(run_id=run_id, sub_id=sub_id, path=path_of(path), worker=worker)
+    return VerificationTask(run_id=run_id, sub_id=sub_id, path=path_of(path), worker=worker)
 
 
-def lease_checks(conn: Connection, run_id: int, owner: str, n: int, lease: float) -> list[CheckTask]:
+def lease_verifications(conn: Connection, run_id: int, owner: str, n: int, lease: float) -> list[VerificationTask]:
     """Lease up to ``n`` leasable verifications of a run (the local pool's parent)."""
     if n <= 0:
         return []
     now = utcnow()
     rows = conn.execute(
-        select(*_CHECK_COLUMNS).select_from(_CHECK_FROM)
+        select(*_COLUMNS).select_from(_JOINED)
         .where(VER.c.run_id == run_id, _LEASABLE).order_by(VER.c.id).limit(n), {"now": now}
     ).all()
     params = {"owner": owner, "expires": now + dt.timedelta(seconds=lease), "now": now}
-    return [_check_task(r) for r in rows if conn.execute(_LEASE, {**params, "sub_id": r[1]}).rowcount == 1]
+    return [_verification_task(r) for r in rows if conn.execute(_LEASE, {**params, "sub_id": r[1]}).rowcount == 1]
 
 
-def peek_check(conn: Connection, sub_id: int) -> CheckTask | None:
+def peek_verification(conn: Connection, sub_id: int) -> VerificationTask | None:
     """The verification of subproblem ``sub_id`` when it is leasable and its run running."""
     row = conn.execute(
-        select(*_CHECK_COLUMNS).select_from(_CHECK_FROM.join(RUN, RUN.c.id == VER.c.run_id))
-        .where(VER.c.subproblem_id == sub_id, _LEASABLE, RUN.c.status == RUNNING), {"now": utcnow()}
+        select(*_COLUMNS).select_from(_JOINED.join(RUN, RUN.c.id == VER.c.run_id))
+        .where(VER.c.subproblem_id == sub_id, _LEASABLE, RUN.c.status == RunStatus.RUNNING), {"now": utcnow()}
     ).first()
-    return None if row is None else _check_task(row)
+    return None if row is None else _verification_task(row)
 
 
-def lease_check(conn: Connection, sub_id: int, owner: str, lease: float) -> bool:
+def lease_verification(conn: Connection, sub_id: int, owner: str, lease: float) -> bool:
     now = utcnow()
     params = {"sub_id": sub_id, "owner": owner, "expires": now + dt.timedelta(seconds=lease), "now": now}
     return conn.execute(_LEASE, params).rowcount == 1
 
 
-def refuse_check(conn: Connection, sub_id: int) -> int:
+def refuse_verification(conn: Connection, sub_id: int) -> int:
     """Count one refusal (the verification reached the worker that recorded the result)
     and stamp it as queued again; returns the refusals so far."""
     conn.execute(update(VER).where(VER.c.subproblem_id == sub_id, VER.c.state.in_(OPEN))
@@ -126,18 +128,18 @@ def refuse_check(conn: Connection, sub_id: int) -> int:
     return int(conn.execute(select(VER.c.refusals).where(VER.c.subproblem_id == sub_id)).scalar_one())
 
 
-def finish_check(conn: Connection, sub_id: int, verifier: str, seconds: float, detail: str | None) -> bool:
+def finish_verification(conn: Connection, sub_id: int, verifier: str, seconds: float, detail: str | None) -> bool:
     """Write a verdict once (``detail``: the mismatch, None when the results agree); a
     mismatch fails the run at once.  True when this call wrote it."""
     done = conn.execute(
         update(VER).where(VER.c.subproblem_id == sub_id, VER.c.state.in_(OPEN))
-        .values(state=DONE, verifier=verifier, ok=detail is None, detail=detail, seconds=seconds,
+        .values(state=SubproblemState.DONE, verifier=verifier, ok=detail is None, detail=detail, seconds=seconds,
                 finished_at=utcnow(), lease_expires=None)
     ).rowcount == 1
     if done and detail is not None:
         run_id = conn.execute(select(VER.c.run_id).where(VER.c.subproblem_id == sub_id)).scalar_one()
-        conn.execute(update(RUN).where(RUN.c.id == run_id, RUN.c.status == RUNNING)
-                     .values(status=FAILED, error=f"verification failed: {detail}"[:2000], finished_at=utcnow()))
+        conn.execute(update(RUN).where(RUN.c.id == run_id, RUN.c.status == RunStatus.RUNNING)
+                     .values(status=RunStatus.FAILED, error=f"verification failed: {detail}"[:2000], finished_at=utcnow()))
     return done
 
 
@@ -152,71 +154,71 @@ def first_mismatch(conn: Connection | Session, run_id: int) -> str | None:
                         .order_by(VER.c.id).limit(1)).scalar()
 
 
-def check_counts(conn: Connection | Session, run_id: int) -> dict[str, int]:
+def verification_counts(conn: Connection | Session, run_id: int) -> dict[str, int]:
     """How a run's verifications stand: pending, leased, done, cancelled, mismatches, the
     nodes the finished ones re-searched (``nodes``) and the open ones will (``open_nodes``)."""
     states = dict(conn.execute(select(VER.c.state, func.count()).where(VER.c.run_id == run_id)
                                .group_by(VER.c.state)).all())
     bad = conn.execute(select(func.count()).select_from(VER)
                        .where(VER.c.run_id == run_id, VER.c.ok.is_(False))).scalar_one()
-    nodes = dict(conn.execute(select(VER.c.state, func.sum(SUB.c.nodes)).select_from(_CHECK_FROM)
+    nodes = dict(conn.execute(select(VER.c.state, func.sum(SUB.c.nodes)).select_from(_JOINED)
                               .where(VER.c.run_id == run_id).group_by(VER.c.state)).all())
-    return {**{s: int(states.get(s, 0)) for s in (PENDING, LEASED, DONE, CANCELLED)},
-            "mismatches": int(bad), "nodes": int(nodes.get(DONE) or 0),
-            "open_nodes": int(nodes.get(PENDING) or 0) + int(nodes.get(LEASED) or 0)}
+    return {**{s: int(states.get(s, 0)) for s in (SubproblemState.PENDING, SubproblemState.LEASED, SubproblemState.DONE, SubproblemState.CANCELLED)},
+            "mismatches": int(bad), "nodes": int(nodes.get(SubproblemState.DONE) or 0),
+            "open_nodes": int(nodes.get(SubproblemState.PENDING) or 0) + int(nodes.get(SubproblemState.LEASED) or 0)}
 
 
-def check_rows(conn: Connection | Session, run_id: int, *, limit: int = 10) -> list[dict[str, Any]]:
+def mismatch_rows(conn: Connection | Session, run_id: int, *, limit: int = 10) -> list[dict[str, Any]]:
     """The run's mismatches (at most ``limit``), for ``show``."""
     rows = conn.execute(select(VER.c.subproblem_id, SUB.c.path, VER.c.worker, VER.c.verifier, VER.c.detail)
-                        .select_from(_CHECK_FROM).where(VER.c.run_id == run_id, VER.c.ok.is_(False))
+                        .select_from(_JOINED).where(VER.c.run_id == run_id, VER.c.ok.is_(False))
                         .order_by(VER.c.id).limit(limit)).all()
     return [{"subproblem": s, "path": list(path_of(p)), "worker": w, "verifier": v, "detail": d}
             for s, p, w, v, d in rows]
 
 
-def expire_checks(conn: Connection, run_id: int) -> list[int]:
+def expire_verifications(conn: Connection, run_id: int) -> list[int]:
     """Put verifications whose lease expired back to pending; their subproblem ids."""
     now = utcnow()
     expired = list(conn.execute(select(VER.c.subproblem_id).where(
-        VER.c.run_id == run_id, VER.c.state == LEASED, VER.c.lease_expires < now)).scalars())
+        VER.c.run_id == run_id, VER.c.state == SubproblemState.LEASED, VER.c.lease_expires < now)).scalars())
     for sub_id in expired:
-        conn.execute(update(VER).where(VER.c.subproblem_id == sub_id, VER.c.state == LEASED,
+        conn.execute(update(VER).where(VER.c.subproblem_id == sub_id, VER.c.state == SubproblemState.LEASED,
                                        VER.c.lease_expires < now)
-                     .values(state=PENDING, lease_owner=None, lease_expires=None))
+                     .values(state=SubproblemState.PENDING, lease_owner=None, lease_expires=None))
     return expired
 
 
-def stale_checks(conn: Connection, run_id: int, older_than: float) -> list[int]:
+def stale_verifications(conn: Connection, run_id: int, older_than: float) -> list[int]:
     """Pending verifications not sent to a queue lately and still for the workers."""
     cutoff = utcnow() - dt.timedelta(seconds=older_than)
     return list(conn.execute(select(VER.c.subproblem_id).where(
-        VER.c.run_id == run_id, VER.c.state == PENDING, VER.c.refusals < MAX_REFUSALS,
+        VER.c.run_id == run_id, VER.c.state == SubproblemState.PENDING, VER.c.refusals < MAX_REFUSALS,
         or_(VER.c.queued_at.is_(None), VER.c.queued_at < cutoff)).order_by(VER.c.id)).scalars())
 
 
-def orphan_checks(conn: Connection, run_id: int) -> list[int]:
+def orphan_verifications(conn: Connection, run_id: int) -> list[int]:
     """Pending verifications refused :data:`MAX_REFUSALS` times: the scheduler's to do."""
     return list(conn.execute(select(VER.c.subproblem_id).where(
-        VER.c.run_id == run_id, VER.c.state == PENDING, VER.c.refusals >= MAX_REFUSALS)
+        VER.c.run_id == run_id, VER.c.state == SubproblemState.PENDING, VER.c.refusals >= MAX_REFUSALS)
         .order_by(VER.c.id)).scalars())
 
 
-def mark_checks_queued(conn: Connection, sub_ids: Sequence[int]) -> None:
+def mark_verifications_queued(conn: Connection, sub_ids: Sequence[int]) -> None:
     for i in range(0, len(sub_ids), 1000):
         conn.execute(update(VER).where(VER.c.subproblem_id.in_(sub_ids[i : i + 1000])).values(queued_at=utcnow()))
 
 
-def release_checks(conn: Connection | Session, run_id: int) -> None:
-    conn.execute(update(VER).where(VER.c.run_id == run_id, VER.c.state == LEASED)
-                 .values(state=PENDING, lease_owner=None, lease_expires=None))
+def release_verifications(conn: Connection | Session, run_id: int) -> None:
+    conn.execute(update(VER).where(VER.c.run_id == run_id, VER.c.state == SubproblemState.LEASED)
+                 .values(state=SubproblemState.PENDING, lease_owner=None, lease_expires=None))
 
 
-def cancel_checks(conn: Connection | Session, run_id: int) -> None:
+def cancel_verifications(conn: Connection | Session, run_id: int) -> None:
     conn.execute(update(VER).where(VER.c.run_id == run_id, VER.c.state.in_(OPEN))
-                 .values(state=CANCELLED, lease_owner=None, lease_expires=None))
+                 .values(state=SubproblemState.CANCELLED, lease_owner=None, lease_expires=None))
 
 
-def revive_checks(conn: Connection | Session, run_id: int) -> None:
-    conn.execute(update(VER).where(VER.c.run_id == run_id, VER.c.state == CANCELLED)
-                 .values(state=PENDING, queued_at=None, refusals=0))
+def revive_verifications(conn: Connection | Session, run_id: int) -> None:
+    conn.execute(update(VER).where(VER.c.run_id == run_id, VER.c.state == SubproblemState.CANCELLED)
+                 .values(state=SubproblemState.PENDING, queued_at=None, refusals=0))

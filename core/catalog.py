@@ -1,0 +1,63 @@
+"""The catalog: which problem kinds can be rebuilt from a spec, and the built-in named
+problems (``tilecensus problems``).
+
+Models register here when they are imported: a *loader* per ``kind`` (a spec in, a
+:class:`~core.problem.Problem` out), their named problems and families of names
+(``dominoes-RxC``).  Looking something up goes through :mod:`core.library`, which
+imports every model first; this module imports none, so a model can register without
+a cycle.  A plugin (``TILECENSUS_PLUGINS``) registers its own kinds the same way.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+Spec = dict[str, Any]
+#: a spec in, a core.problem.Problem out (not imported here: the models import this module)
+Loader = Callable[[Spec], Any]
+
+
+@dataclass(frozen=True)
+class LibraryEntry:
+    """A built-in named problem: its name, a one-line description and its spec."""
+
+    name: str
+    description: str
+    spec: Spec
+    #: the known number of solutions (total, distinct) where published, for listings/tests
+    known: dict[str, int] | None = None
+
+
+@dataclass(frozen=True)
+class NamePattern:
+    """A family of named problems (``dominoes-RxC``): ``factory(name)`` gives the spec of
+    a name of the family, or None for a name that is not one."""
+
+    pattern: str
+    description: str
+    factory: Callable[[str], Spec | None]
+
+
+LOADERS: dict[str, Loader] = {}
+#: the kinds whose problems have a symmetry group (``Problem.symmetry``), for messages
+SYMMETRIC_KINDS: set[str] = set()
+ENTRIES: dict[str, LibraryEntry] = {}
+PATTERNS: list[NamePattern] = []
+
+
+def register_kind(kind: str, loader: Loader, *, symmetric: bool = False) -> None:
+    """Make ``kind`` loadable from a spec (``{"kind": kind, ...}``); ``symmetric``: its
+    problems have a symmetry group."""
+    LOADERS[kind] = loader
+    if symmetric:
+        SYMMETRIC_KINDS.add(kind)
+
+
+def register_problem(entry: LibraryEntry) -> None:
+    """Add a built-in named problem."""
+    ENTRIES[entry.name] = entry
+
+
+def register_pattern(pattern: str, description: str, factory: Callable[[str], Spec | None]) -> None:
+    """Add a family of named problems (see :class:`NamePattern`)."""
+    PATTERNS.append(NamePattern(pattern, description, factory))

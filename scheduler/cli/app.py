@@ -1,0 +1,100 @@
+"""The ``tilecensus`` group, its context object and its errors.
+
+Bad input — an unknown name, a bad problem file, a database or broker that does not
+answer, an unknown run — is one line on stderr and exit status 2, before anything is
+written to the ledger.  Every command gets the :class:`App` through ``@click.pass_obj``;
+the shared options (``--db``, ``--json``, ``--broker``, ``--no-progress``) set it.
+"""
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+import click
+
+from core.errors import ProblemError
+
+from ..errors import BrokerError, LedgerError
+
+ENV_PLUGINS = "TILECENSUS_PLUGINS"
+
+
+class CLIError(click.ClickException):
+    """One line on stderr, exit status 2."""
+
+    exit_code = 2
+
+    def show(self, file=None) -> None:
+        click.echo(f"tilecensus: {self.format_message()}", err=True)
+
+
+@dataclass
+class App:
+    """What one command line asks beyond its own arguments, and the ledger, opened once."""
+
+    db_url: str | None = None
+    broker_url: str | None = None
+    as_json: bool = False
+    progress: bool = True
+    _ledgers: dict[str | None, Any] = field(default_factory=dict)
+
+    def ledger(self):
+        """The ledger at ``--db`` (else ``TILECENSUS_DB_URL``, else the default file),
+        checked and migrated."""
+        from ..db import open_ledger
+
+        if self.db_url not in self._ledgers:
+            self._ledgers[self.db_url] = open_ledger(self.db_url)
+        return self._ledgers[self.db_url]
+
+    def echo_json(self, data: Any) -> None:
+        click.echo(json.dumps(data, default=str))
+
+    @property
+    def progress_shown(self) -> bool:
+        """A progress bar, on a terminal only (``--no-progress`` to refuse it)."""
+        return self.progress and sys.stderr.isatty()
+
+
+class Group(click.Group):
+    """Turns the known user-facing errors into :class:`CLIError`."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        from sqlalchemy.exc import OperationalError
+
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as exc:  # one line too, with where to read more
+            where = exc.ctx.command_path if exc.ctx is not None else ctx.command_path
+            raise CLIError(f"{exc.format_message()} (see {where} --help)") from exc
+        except (ProblemError, LedgerError, BrokerError) as exc:
+            raise CLIError(str(exc)) from exc
+        except OperationalError as exc:
+            reason = str(exc.orig or exc).strip().splitlines()[0]
+            raise CLIError(f"the database stopped answering: {reason}") from exc
+        except OverflowError as exc:  # a subproblem's count past 2^128 (the run is marked failed)
+            raise CLIError(f"{exc}: one subproblem's count is too big for the kernel; split the run "
+                           "deeper (--split-depth D or --subproblems N)") from exc
+
+
+def _load_plugins() -> None:
+    """Import the modules named in ``TILECENSUS_PLUGINS`` (they register extra kinds)."""
+    for name in filter(None, os.environ.get(ENV_PLUGINS, "").split(",")):
+        importlib.import_module(name.strip())
+
+
+@click.group(cls=Group)
+@click.version_option(package_name="tilecensus", message="%(prog)s %(version)s")
+@click.pass_context
+def cli(ctx: click.Context) -> None:
+    """Count and enumerate every solution of tiling and exact-cover problems."""
+    ctx.ensure_object(App)
+    _load_plugins()
+
+
+def main() -> None:
+    cli(prog_name="tilecensus")

@@ -1,0 +1,96 @@
+"""Commands that weigh a run before and after: ``estimate`` (how big, how long) and
+``verify`` (re-solve a sample of a finished run's subproblems and compare)."""
+from __future__ import annotations
+
+import sys
+from dataclasses import replace
+
+import click
+
+from core.estimate import Band
+
+from .app import App, cli
+from .options import (
+    by_levels_option,
+    by_search_option,
+    db_option,
+    distinct_option,
+    engine_option,
+    json_option,
+    kind_option,
+    memo_option,
+    solver_options,
+)
+
+
+@cli.command()
+@click.argument("name_or_file")
+@kind_option
+@click.option("--samples", type=click.IntRange(min=1), default=1000, show_default=True, help="random root-to-leaf paths")
+@click.option("--seconds", "max_seconds", type=click.FloatRange(min=0, min_open=True), default=30.0, show_default=True,
+              help="stop sampling after this long")
+@click.option("--seed", type=int, default=0, show_default=True)
+@distinct_option
+@engine_option
+@memo_option
+@by_levels_option
+@by_search_option
+@json_option
+@click.pass_obj
+def estimate(app: App, name_or_file: str, kind: str | None, samples: int, max_seconds: float, seed: int,
+             distinct: bool, engine: str | None, no_memo: bool, by_levels: bool, by_search: bool) -> None:
+    """Estimate a run before starting it: tree size, solutions and time on this machine
+    (Knuth's random-path estimator, with a 95% band), and how a whole count would go."""
+    from core.engines import Method, choose_method, solver_for
+    from core.estimate import estimate as knuth_estimate
+    from core.library import load
+
+    problem = load(name_or_file, kind)
+    asked = solver_options(engine, distinct, no_memo, by_levels, by_search)
+    whole = choose_method(problem, asked, whole_count=True)
+    solver = solver_for(problem, replace(whole.options, method=Method.SEARCH))  # the tree estimated is the search's
+    est = knuth_estimate(solver, samples, seed=seed, max_seconds=max_seconds)
+    by_levels_here = whole.method is Method.LEVELS
+    if app.as_json:
+        app.echo_json({"problem": problem.name, **est.to_json(), "whole_count": str(whole.method)})
+        return
+
+    def band(b: Band, fmt: str = "{:,.0f}") -> str:
+        return f"{fmt.format(b.value)}  (95%: {fmt.format(b.low)} .. {fmt.format(b.high)})"
+
+    click.echo(f"{problem.name}: estimate from {est.samples:,} random paths")
+    click.echo(f"nodes      {band(est.nodes)}")
+    if est.solutions_reached:
+        click.echo(f"solutions  {band(est.solutions)}  ({est.solutions_reached:,} paths reached one)")
+    else:  # a band of 0 .. 0 would claim a certainty the sample does not have
+        click.echo(f"solutions  not estimated: none of the {est.samples:,} random paths reached one "
+                   f"(so, at 95%, fewer than 1 in {max(1, est.samples // 3):,} does); more --samples")
+    click.echo(f"time       {band(est.seconds, '{:,.1f} s')} on one core at {est.nodes_per_second:,.0f} nodes/s")
+    if by_levels_here:
+        click.echo("note       this is the search; a whole count (solve, submit) goes by levels here, which "
+                   "walks no tree (--by-search to search)")
+
+
+@cli.command()
+@click.argument("run_id", type=int)
+@click.option("--fraction", type=click.FloatRange(min=0, max=1, min_open=True), default=0.1, show_default=True,
+              help="share of the complete subproblems to re-solve")
+@click.option("--seed", type=int, default=0, show_default=True, help="which random sample")
+@db_option
+@json_option
+@click.pass_obj
+def verify(app: App, run_id: int, fraction: float, seed: int) -> None:
+    """Re-solve a random sample of a run's subproblems here and compare counts, node counts
+    and solutions with what the workers recorded; a mismatch is written on the run, names
+    the subproblem and the worker, and exits with status 1."""
+    from ..verification import summary, verify_run
+
+    report = verify_run(app.ledger(), run_id, fraction, seed=seed)
+    if app.as_json:
+        app.echo_json(report.to_json())
+    else:
+        click.echo(summary(report))
+        for m in report.mismatches:
+            click.echo("  " + m.describe(report.verifier))
+    if not report.ok:
+        sys.exit(1)

@@ -1,0 +1,138 @@
+"""Options shared by several commands.
+
+The service options (``--db``, ``--json``, ``--broker``, ``--no-progress``) write to the
+:class:`~scheduler.cli.app.App` context object.  The options of the commands that start
+a run (``solve``, ``submit``) are read into one :class:`~scheduler.planning.RunRequest`,
+which the command receives as ``request``.
+"""
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable
+
+import click
+
+from core.engines import Method, SolverOptions
+
+from ..celery_config import ENV_BROKER_URL
+from ..db import ENV_DB_URL
+from ..planning import RunRequest
+from ..run_options import DEFAULT_BUDGET, Mode, RunOptions
+from .app import App, CLIError
+
+
+def _set(attribute: str, transform: Callable[[Any], Any] = lambda v: v):
+    """A callback that writes an option's value on the context object."""
+
+    def callback(ctx: click.Context, param: click.Parameter, value: Any) -> None:
+        setattr(ctx.ensure_object(App), attribute, transform(value))
+
+    return callback
+
+
+db_option = click.option("--db", metavar="URL", expose_value=False, callback=_set("db_url"),
+                         help=f"ledger database URL (default: ${ENV_DB_URL} or a SQLite file)")
+json_option = click.option("--json", is_flag=True, expose_value=False, callback=_set("as_json"), help="print JSON")
+broker_option = click.option("--broker", metavar="URL", expose_value=False, callback=_set("broker_url"),
+                             help=f"Celery broker URL (default: ${ENV_BROKER_URL} or redis://localhost:6379/0)")
+progress_option = click.option("--no-progress", is_flag=True, expose_value=False,
+                               callback=_set("progress", lambda v: not v), help="no progress bar")
+
+
+def _verify_fraction(ctx: click.Context, param: click.Parameter, value: str | None) -> float | None:
+    """``--verify P``: a fraction in (0, 1], else one line and exit status 2."""
+    if value is None:
+        return None
+    try:
+        fraction = float(value)
+    except ValueError:
+        raise CLIError(f"--verify takes a fraction in (0, 1], not {value!r}") from None
+    if not 0 < fraction <= 1:
+        raise CLIError(f"--verify takes a fraction in (0, 1], not {value}")
+    return fraction
+
+
+kind_option = click.option("--kind", metavar="K", help="the model of a problem file (polyform, sudoku, ...)")
+engine_option = click.option("--engine", metavar="NAME",
+                             help="kernel or reference for exact covers; a model's own search (reduction, crossword) "
+                                  "(default: the problem's first)")
+distinct_option = click.option("--distinct", is_flag=True, help="also count solutions up to symmetry")
+memo_option = click.option("--no-memo", is_flag=True,
+                           help="count by visiting every solution (the kernel's counting memo off)")
+by_levels_option = click.option("--by-levels", is_flag=True,
+                                help="count level by level over frontier states instead of searching "
+                                     "(plain covers of at most 128 items, or whose options fit one window)")
+by_search_option = click.option("--by-search", is_flag=True,
+                                help="count by searching even where counting by levels is expected to pay "
+                                     "(the default chooses)")
+
+#: the options of a command that starts a run, in the order --help shows them
+_RUN_OPTIONS = [
+    click.argument("name_or_file"),
+    kind_option,
+    click.option("--count", "count_flag", is_flag=True, help="count the solutions (default)"),
+    click.option("--all", "all_flag", is_flag=True, help="enumerate and store every solution"),
+    click.option("--first", type=click.IntRange(min=1), metavar="N", help="stop at the first N solutions"),
+    distinct_option,
+    engine_option,
+    memo_option,
+    by_levels_option,
+    by_search_option,
+    click.option("--split-depth", type=click.IntRange(min=0), metavar="D", help="split at this depth"),
+    click.option("--subproblems", type=click.IntRange(min=1), metavar="N", help="split into at least N subproblems"),
+    click.option("--budget", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_BUDGET, show_default=True,
+                 metavar="SECONDS", help="time budget of one task; then it donates its frontier"),
+    click.option("--node-budget", type=click.IntRange(min=1), metavar="NODES", hidden=True,
+                 help="node budget of one task (for tests: deterministic frontier donation)"),
+    click.option("--lease", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS", hidden=True,
+                 help="lease time of a task (default 2*budget+30)"),
+    click.option("--verify", metavar="P", callback=_verify_fraction,
+                 help="re-solve a random fraction P of the complete subproblems on another worker and compare; "
+                      "a mismatch fails the run"),
+    click.option("--verify-seed", type=int, default=0, show_default=True, metavar="N",
+                 help="which random sample --verify takes"),
+    click.option("--no-estimate", is_flag=True, help="no tree-size estimate before the run"),
+    db_option,
+    json_option,
+    progress_option,
+]
+_RUN_NAMES = ("name_or_file", "kind", "count_flag", "all_flag", "first", "distinct", "engine", "no_memo", "by_levels",
+              "by_search", "split_depth", "subproblems", "budget", "node_budget", "lease", "verify", "verify_seed",
+              "no_estimate")
+
+
+def solver_options(engine: str | None, distinct: bool, no_memo: bool, by_levels: bool,
+                   by_search: bool) -> SolverOptions:
+    """The solver options the flags ask for: the method is chosen unless one is named."""
+    if by_levels and by_search:
+        raise click.UsageError("give --by-levels or --by-search, not both")
+    method = Method.LEVELS if by_levels else Method.SEARCH if by_search else Method.AUTO
+    return SolverOptions(engine, distinct, not no_memo, method)
+
+
+def _request(v: dict[str, Any]) -> RunRequest:
+    if sum([v["count_flag"], v["all_flag"], v["first"] is not None]) > 1:
+        raise click.UsageError("choose one of --count, --all, --first N")
+    if v["split_depth"] is not None and v["subproblems"] is not None:
+        raise click.UsageError("give --split-depth or --subproblems, not both")
+    mode = Mode.ENUMERATE if v["all_flag"] else Mode.FIRST if v["first"] is not None else Mode.COUNT
+    options = RunOptions(
+        solver=solver_options(v["engine"], v["distinct"], v["no_memo"], v["by_levels"], v["by_search"]),
+        budget=v["budget"], node_budget=v["node_budget"], lease=v["lease"], limit=v["first"],
+        split_depth=v["split_depth"], subproblems=v["subproblems"], verify=v["verify"],
+        verify_seed=v["verify_seed"] if v["verify"] else None,
+    )
+    return RunRequest(v["name_or_file"], v["kind"], mode, options, estimate=not v["no_estimate"])
+
+
+def run_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """The options of a command that starts a run, read into one ``request``."""
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kw: Any) -> Any:
+        values = {name: kw.pop(name) for name in _RUN_NAMES}
+        return command(*args, request=_request(values), **kw)
+
+    for option in reversed(_RUN_OPTIONS):
+        wrapper = option(wrapper)
+    return wrapper

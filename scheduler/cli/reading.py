@@ -1,0 +1,170 @@
+"""Commands that read the ledger: ``runs``, ``show``, ``solutions``, ``export``, and the
+built-in library: ``problems``."""
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..run_options import Mode
+from ..states import RunStatus
+from . import render
+from .app import App, CLIError, cli
+from .options import db_option, json_option
+
+#: at most this many stored solutions are read to summarise a run
+SUMMARY_LIMIT = 200_000
+
+
+@cli.command()
+@click.option("--limit", type=click.IntRange(min=1), default=30, show_default=True)
+@click.option("--status", type=click.Choice([s.value for s in RunStatus]))
+@db_option
+@json_option
+@click.pass_obj
+def runs(app: App, limit: int, status: str | None) -> None:
+    """The runs in the ledger, newest first."""
+    from ..queries import list_runs
+
+    rows = list_runs(app.ledger(), limit=limit, status=status)
+    if app.as_json:
+        app.echo_json(rows)
+    else:
+        render.runs_table(rows)
+
+
+@cli.command()
+@click.argument("run_id", type=int)
+@db_option
+@json_option
+@click.pass_obj
+def show(app: App, run_id: int) -> None:
+    """One run: totals, status, method, timings, throughput, slowest subproblems, sizes."""
+    from ..queries import run_summary
+
+    ledger = app.ledger()
+    s = run_summary(ledger, run_id)
+    summary = _model_summary(ledger, run_id, s)
+    if summary is not None:
+        s["summary"] = summary
+    if app.as_json:
+        app.echo_json(s)
+    else:
+        click.echo(render.show_text(s))
+
+
+def _problem_of(ledger, run_id: int):
+    from core.library import from_spec
+
+    from ..ledger import get_run
+
+    return from_spec(get_run(ledger, run_id).spec)
+
+
+def _model_summary(ledger, run_id: int, s: dict[str, Any]) -> dict[str, Any] | None:
+    """The model's own summary of a finished run's stored solutions (crosswords: which
+    squares are black, or white, in every grid), where the model has one."""
+    if s["status"] != RunStatus.DONE or not Mode(s["mode"]).listing:
+        return None
+    from ..queries import iter_solutions
+
+    summarise = getattr(_problem_of(ledger, run_id), "summarise", None)
+    if summarise is None:
+        return None
+    return summarise(options for _, _, options in iter_solutions(ledger, run_id, limit=SUMMARY_LIMIT))
+
+
+@cli.command()
+@click.argument("run_id", type=int)
+@click.option("--limit", type=click.IntRange(min=0), default=10, show_default=True)
+@click.option("--offset", type=click.IntRange(min=0), default=0)
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "svg"]), default="text", show_default=True)
+@click.option("--out", type=click.Path(file_okay=False), metavar="DIR", help="with --format svg: write files here")
+@db_option
+@click.option("--json", "as_json", is_flag=True, help="same as --format json")
+@click.pass_obj
+def solutions(app: App, run_id: int, limit: int, offset: int, fmt: str, out: str | None, as_json: bool) -> None:
+    """A run's stored solutions (from --all / --first)."""
+    from ..queries import iter_solutions
+
+    ledger = app.ledger()
+    problem = _problem_of(ledger, run_id)
+    fmt = "json" if as_json else fmt
+    if fmt == "svg" and not problem.has_pictures:
+        raise CLIError(f"{problem.kind} problems have no SVG pictures")
+    rows = list(iter_solutions(ledger, run_id, limit=limit, offset=offset))
+    if fmt == "json":
+        app.echo_json([{"index": i, "subproblem": sub, "options": list(sol), "text": problem.render_text(sol)}
+                       for i, sub, sol in rows])
+    elif fmt == "text":
+        for i, _, sol in rows:
+            click.echo(f"solution {i + 1}:")
+            click.echo(problem.render_text(sol))
+            click.echo()
+    else:
+        for i, _, sol in rows:
+            svg = problem.render_svg(sol) or ""
+            if out:
+                Path(out).mkdir(parents=True, exist_ok=True)
+                (Path(out) / f"run{run_id}-{i + 1:06d}.svg").write_text(svg, encoding="utf-8")
+            else:
+                click.echo(svg)
+        if out:
+            click.echo(f"{len(rows)} SVG files in {out}")
+
+
+@cli.command()
+@click.argument("run_id", type=int)
+@click.option("--format", "fmt", type=click.Choice(["jsonl", "csv"]), default="jsonl", show_default=True)
+@click.option("--what", type=click.Choice(["solutions", "subproblems"]), default="solutions", show_default=True)
+@click.option("--output", "-o", type=click.File("w"), default="-", help="file (default: stdout)")
+@db_option
+@click.pass_obj
+def export(app: App, run_id: int, fmt: str, what: str, output) -> None:
+    """Export a run's solutions (option ids) or subproblems as JSON lines or CSV."""
+    from ..ledger import get_run
+    from ..queries import iter_solutions, iter_subproblems
+
+    ledger = app.ledger()
+    get_run(ledger, run_id)
+    if what == "solutions":
+        rows = ({"index": i, "subproblem": sub, "options": list(sol)} for i, sub, sol in iter_solutions(ledger, run_id))
+        columns = ["index", "subproblem", "options"]
+    else:
+        rows = iter_subproblems(ledger, run_id)
+        columns = ["id", "path", "weight", "parent", "state", "attempts", "solutions", "distinct", "nodes",
+                   "seconds", "stopped_by", "donated", "worker"]
+    if fmt == "jsonl":
+        for row in rows:
+            output.write(json.dumps(row) + "\n")
+    else:
+        w = csv.writer(output)
+        w.writerow(columns)
+        for row in rows:
+            w.writerow([" ".join(map(str, row[c])) if isinstance(row[c], list) else row[c] for c in columns])
+
+
+@cli.command()
+@json_option
+@click.pass_obj
+def problems(app: App) -> None:
+    """The built-in named problems (name, description, known counts) and name patterns."""
+    from core.library import library, library_patterns
+
+    entries = library()
+    patterns = library_patterns()
+    if app.as_json:
+        app.echo_json({"problems": [{"name": e.name, "description": e.description, "known": e.known} for e in entries],
+                       "patterns": [{"pattern": p.pattern, "description": p.description} for p in patterns]})
+        return
+    width = max((len(e.name) for e in entries), default=10)
+    for e in entries:
+        known = ", ".join(f"{k} {v:,}" for k, v in (e.known or {}).items())
+        click.echo(f"{e.name:<{width}}  {e.description}" + (f"  [{known}]" if known else ""))
+    if patterns:
+        click.echo("\npatterns:")
+        for p in patterns:
+            click.echo(f"{p.pattern:<{width}}  {p.description}")

@@ -1,0 +1,249 @@
+"""Commands that run: ``solve`` (here, on a local process pool), ``submit`` (to Celery
+workers), ``resume``, ``cancel`` and ``watch``."""
+from __future__ import annotations
+
+import os
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..planning import PreparedRun, RunRequest, prepare
+from ..run_options import ExecutorKind
+from ..states import RunStatus
+from . import render
+from .app import App, CLIError, cli
+from .options import broker_option, db_option, json_option, progress_option, run_options
+
+_workers_option = click.option("--workers", type=click.IntRange(min=1), default=lambda: os.cpu_count() or 1,
+                               show_default="CPUs", help="local pool processes")
+
+
+def _prepare(app: App, request: RunRequest, workers: int) -> tuple[Any, PreparedRun]:
+    """The ledger (it must answer before any work) and the prepared run."""
+    ledger = app.ledger()
+    return ledger, prepare(request, workers=workers)
+
+
+@cli.command()
+@run_options
+@click.option("--limit", type=click.IntRange(min=0), metavar="N", help="with --all: print at most N solutions")
+@click.option("--stats", "show_stats", is_flag=True, help="print search statistics")
+@click.option("--svg", "svg_dir", type=click.Path(file_okay=False), metavar="DIR", help="write solutions as SVG files")
+@_workers_option
+@click.pass_obj
+def solve(app: App, request: RunRequest, limit: int | None, show_stats: bool, svg_dir: str | None,
+          workers: int) -> None:
+    """Solve a problem on this machine (a local process pool) and record the run."""
+    from ..ledger import progress
+    from ..progress import ProgressView
+    from ..runner import run_local
+
+    if svg_dir is not None and not request.mode.listing:
+        raise click.UsageError("--svg needs --all or --first N")
+    shown = app.progress_shown
+    request = replace(request, options=replace(request.options, workers=workers),
+                      estimate=request.estimate and shown)  # the estimate is for the person watching
+    ledger, prepared = _prepare(app, request, workers)
+    if svg_dir is not None and not prepared.problem.has_pictures:
+        raise CLIError(f"{prepared.problem.kind} problems have no SVG pictures")
+    if shown:
+        line = render.before_the_run(prepared)
+        if line:
+            click.echo(line, err=True)
+    run_id = prepared.create(ledger, ExecutorKind.LOCAL)
+    with ProgressView(run_id, enabled=shown) as view:
+        last = [0.0]
+
+        def tick() -> None:
+            if time.monotonic() - last[0] > 0.3:
+                last[0] = time.monotonic()
+                view.update(progress(ledger, run_id))
+
+        try:
+            run_local(ledger, run_id, workers, on_progress=tick if view.enabled else None)
+        except KeyboardInterrupt:
+            click.echo(f"\ninterrupted: run {run_id} can go on with `tilecensus resume {run_id}`", err=True)
+            sys.exit(130)
+        if view.enabled:
+            view.update(progress(ledger, run_id))
+    _report(app, ledger, prepared, run_id, show_stats, limit, svg_dir)
+
+
+def _report(app: App, ledger, prepared: PreparedRun, run_id: int, show_stats: bool, limit: int | None,
+            svg_dir: str | None) -> None:
+    """Print a finished local run: its solutions (when listing), headline and statistics."""
+    from ..queries import iter_solutions, run_summary
+
+    problem = prepared.problem
+    s = run_summary(ledger, run_id)
+    listing: list[tuple[int, ...]] = []
+    if prepared.mode.listing:
+        listing = sorted(sol for _, _, sol in iter_solutions(ledger, run_id))
+        if limit is not None:
+            listing = listing[:limit]
+    if svg_dir is not None:
+        out = Path(svg_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        for i, sol in enumerate(listing, 1):
+            (out / f"solution-{i:06d}.svg").write_text(problem.render_svg(sol) or "", encoding="utf-8")
+    if app.as_json:
+        data = render.short(s)
+        data["stats"] = s["stats"]
+        if prepared.mode.listing:
+            data["listing"] = [{"options": list(sol), "text": problem.render_text(sol)} for sol in listing]
+        app.echo_json(data)
+    else:
+        for i, sol in enumerate(listing, 1):
+            click.echo(f"solution {i}:")
+            click.echo(problem.render_text(sol))
+            click.echo()
+        click.echo(render.headline(s))
+        if show_stats:
+            render.print_stats(s)
+    if s["status"] != RunStatus.DONE:
+        sys.exit(1)
+
+
+@cli.command()
+@run_options
+@broker_option
+@click.option("--queue", default=None, metavar="NAME", help="Celery queue (default: tilecensus)")
+@click.option("--wait", is_flag=True, help="follow the run to the end (and keep it moving)")
+@click.pass_obj
+def submit(app: App, request: RunRequest, queue: str | None, wait: bool) -> None:
+    """Plan a run and queue its subproblems for Celery workers."""
+    from ..ledger import stale_pending
+    from ..runner import CeleryExecutor
+
+    executor = CeleryExecutor(app.broker_url)
+    executor.check()
+    request = replace(request, options=replace(request.options, queue=queue))
+    ledger, prepared = _prepare(app, request, 8)
+    run_id = prepared.create(ledger, ExecutorKind.CELERY)
+    executor.dispatch(run_id, stale_pending(ledger, run_id, 0.0), prepared.options.queue_name, ledger)
+    n = len(prepared.plan.frontier)
+    if app.as_json:
+        data: dict[str, Any] = {"run_id": run_id, "status": RunStatus.RUNNING, "subproblems": n}
+        if prepared.estimate is not None:
+            data["estimate"] = prepared.estimate.to_json()
+        app.echo_json(data)
+        sys.stdout.flush()
+    else:
+        line = render.before_the_run(prepared)
+        if line:
+            click.echo(line)
+        verify = prepared.options.verify
+        verified = f" (verifying a random {100 * verify:g}% of the complete ones)" if verify else ""
+        click.echo(f"run {run_id} submitted: {n} subproblem{'' if n == 1 else 's'} on queue "
+                   f"{prepared.options.queue_name}{verified}")
+    if wait:
+        follow(app, ledger, run_id, executor)
+
+
+def outages(executor) -> tuple[type[BaseException], ...]:
+    """What a scheduling round raises while the database or the broker is down: a round
+    that meets one of these is reported and tried again, anything else ends the command."""
+    from sqlalchemy.exc import OperationalError
+
+    return (OperationalError, *executor.outage_errors)
+
+
+def follow(app: App, ledger, run_id: int, executor=None, interval: float = 0.5, *, progress: bool = True) -> None:
+    """Show progress until the run ends (ticking the scheduler when given an executor),
+    then its headline; exit status 1 unless it is done."""
+    from ..progress import ProgressView
+    from ..queries import run_summary
+    from ..runner import follow as poll
+    from ..runner import tick
+
+    each = None
+    if executor is not None:
+        waited_out = outages(executor)
+
+        def each() -> None:
+            try:
+                tick(ledger, executor, run_ids=[run_id])
+            except waited_out as exc:  # the workers keep going; the next round catches up
+                click.echo(f"tilecensus: {str(exc).splitlines()[0]}; retrying", err=True)
+    with ProgressView(run_id, enabled=progress and app.progress_shown) as view:
+        poll(ledger, run_id, view.update, interval=interval, each=each)
+    s = run_summary(ledger, run_id)
+    if app.as_json:
+        app.echo_json(render.short(s))
+    else:
+        click.echo(render.headline(s))
+    if s["status"] != RunStatus.DONE:
+        sys.exit(1)
+
+
+@cli.command()
+@click.argument("run_id", type=int)
+@_workers_option
+@click.option("--executor", type=click.Choice([e.value for e in ExecutorKind]), help="default: the run's own")
+@db_option
+@broker_option
+@json_option
+@progress_option
+@click.pass_obj
+def resume(app: App, run_id: int, workers: int, executor: str | None) -> None:
+    """Finish an interrupted, cancelled or stalled run."""
+    from sqlalchemy import update
+
+    from ..ledger import progress, revive_run
+    from ..models import Run
+    from ..progress import ProgressView
+    from ..runner import CeleryExecutor, run_local
+
+    ledger = app.ledger()
+    run = revive_run(ledger, run_id)
+    if run.status == RunStatus.DONE:
+        follow(app, ledger, run_id, progress=False)
+        return
+    kind = ExecutorKind(executor or run.executor)
+    if kind != run.executor:
+        with ledger.session() as session:
+            session.execute(update(Run).where(Run.id == run_id).values(executor=str(kind)))
+    if kind is ExecutorKind.CELERY:
+        celery = CeleryExecutor(app.broker_url)
+        celery.check()
+        follow(app, ledger, run_id, celery)
+        return
+    with ProgressView(run_id, enabled=app.progress_shown) as view:
+        run_local(ledger, run_id, workers,
+                  on_progress=(lambda: view.update(progress(ledger, run_id))) if view.enabled else None)
+    follow(app, ledger, run_id, progress=False)
+
+
+@cli.command()
+@click.argument("run_id", type=int)
+@db_option
+@json_option
+@click.pass_obj
+def cancel(app: App, run_id: int) -> None:
+    """Stop a run: its open subproblems are cancelled, late results refused."""
+    from ..ledger import cancel_run, get_run
+
+    ledger = app.ledger()
+    n = cancel_run(ledger, run_id)
+    status = get_run(ledger, run_id).status
+    if app.as_json:
+        app.echo_json({"run_id": run_id, "status": status, "cancelled_subproblems": n})
+    else:
+        click.echo(f"run {run_id}: {status} ({n} open subproblems cancelled)")
+
+
+@cli.command()
+@click.argument("run_id", type=int)
+@click.option("--interval", type=click.FloatRange(min=0.05), default=1.0, show_default=True)
+@db_option
+@json_option
+@progress_option
+@click.pass_obj
+def watch(app: App, run_id: int, interval: float) -> None:
+    """Follow a run's progress: finished weight, solutions so far, nodes/s, ETA."""
+    follow(app, app.ledger(), run_id, None, interval)
+

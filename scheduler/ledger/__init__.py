@@ -1,0 +1,45 @@
+"""The ledger's operations: runs and their subproblems, leases, results recorded exactly
+once, verifications, progress.  The tables are :mod:`scheduler.models`; the connection
+is :mod:`scheduler.db`.
+
+* :mod:`.runs` — create, read, close (exact totals), fail, cancel, revive; progress.
+* :mod:`.leases` — lease subproblems to workers; expire and release leases.
+* :mod:`.results` — record a result exactly once, with its donated frontier, solutions
+  and sampled verification, in one transaction.
+* :mod:`.verifications` — the verifications of a ``--verify`` run (the sample, leases,
+  refusals, verdicts); re-solving and comparing is :mod:`scheduler.verification`.
+"""
+from .leases import (
+    Exchange,
+    RunBrief,
+    brief_of,
+    exchange,
+    expire_leases,
+    lease_batch,
+    lease_one,
+    mark_queued,
+    release_leases,
+    run_brief,
+    stale_pending,
+)
+from .results import record, record_results
+from .runs import (
+    Progress,
+    cancel_run,
+    close_run,
+    create_run,
+    fail_run,
+    get_run,
+    has_open,
+    progress,
+    revive_run,
+    run_spec,
+    subproblem_rows,
+)
+
+__all__ = [
+    "Exchange", "Progress", "RunBrief", "brief_of", "cancel_run", "close_run", "create_run", "exchange",
+    "expire_leases", "fail_run", "get_run", "has_open", "lease_batch", "lease_one", "mark_queued", "progress",
+    "record", "record_results", "release_leases", "revive_run", "run_brief", "run_spec", "stale_pending",
+    "subproblem_rows",
+]

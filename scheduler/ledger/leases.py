@@ -1,0 +1,197 @@
+"""Leases: which worker owns which subproblem until when.  Leasing is one conditional
+UPDATE, so two workers never own one subproblem; an expired lease puts it back to pending.
+The local pool's parent trades results for new leases in one transaction (:func:`exchange`)."""
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Sequence
+
+from sqlalchemy import Connection, and_, bindparam, or_, select, update
+
+from ..codec import path_of
+from ..db import Ledger
+from ..models import Run, Subproblem, utcnow
+from ..run_options import Mode, RunOptions
+from ..states import RunStatus, SubproblemState
+from ..work import Outcome, Task
+from . import verifications as V
+from .results import record
+from .verifications import Sampling, VerificationTask
+
+SUB = Subproblem.__table__
+RUN = Run.__table__
+
+# Hot-path statements, built once (SQLAlchemy caches their compiled SQL).
+_TASK_COLUMNS = (SUB.c.id, SUB.c.run_id, SUB.c.path, SUB.c.weight_num, SUB.c.weight_den)
+
+
+_LEASABLE = or_(SUB.c.state == SubproblemState.PENDING, and_(SUB.c.state == SubproblemState.LEASED, SUB.c.lease_expires < bindparam("now")))
+
+
+_SELECT_LEASABLE = (
+    select(*_TASK_COLUMNS).where(SUB.c.run_id == bindparam("run_id"), _LEASABLE).order_by(SUB.c.id).limit(bindparam("n"))
+)
+
+
+_SELECT_ONE = select(*_TASK_COLUMNS).where(SUB.c.id == bindparam("sub_id"))
+
+
+_LEASE = (
+    update(SUB)
+    .where(SUB.c.id == bindparam("sub_id"), _LEASABLE)
+    .values(state=SubproblemState.LEASED, lease_owner=bindparam("owner"), lease_expires=bindparam("expires"),
+            attempts=SUB.c.attempts + 1)
+)
+
+
+def _task(row) -> Task:
+    sub_id, run_id, path, num, den = row
+    return Task(run_id=run_id, sub_id=sub_id, path=path_of(path), weight=Fraction(int(num), int(den)))
+
+
+def _lease_rows(conn: Connection, run_id: int, owner: str, n: int, lease: float) -> list[Task]:
+    now = utcnow()
+    expires = now + dt.timedelta(seconds=lease)
+    tasks = []
+    for row in conn.execute(_SELECT_LEASABLE, {"run_id": run_id, "now": now, "n": n}).all():
+        if conn.execute(_LEASE, {"sub_id": row[0], "owner": owner, "expires": expires, "now": now}).rowcount == 1:
+            tasks.append(_task(row))
+    return tasks
+
+
+def lease_batch(ledger: Ledger, run_id: int, owner: str, n: int, lease_seconds: float) -> list[Task]:
+    """Lease up to ``n`` leasable subproblems of a run, in id order."""
+    with ledger.engine.begin() as conn:
+        return _lease_rows(conn, run_id, owner, n, lease_seconds)
+
+
+@dataclass
+class Exchange:
+    """What one round of the local pool's parent got back from the ledger."""
+
+    recorded: list[list[int] | None]
+    verifications: list[VerificationTask]
+    tasks: list[Task]
+
+
+def exchange(ledger: Ledger, outcomes: Sequence[Outcome], run_id: int, owner: str, n: int,
+             lease_seconds: float, sampling: Sampling | None = None) -> Exchange:
+    """Record results, then lease up to ``n`` more pieces of work — verifications first,
+    then subproblems — in one transaction."""
+    with ledger.engine.begin() as conn:
+        recorded = [record(conn, o, sampling=sampling) for o in outcomes]
+        verifications = V.lease_verifications(conn, run_id, owner, n, lease_seconds) if sampling is not None else []
+        n -= len(verifications)
+        tasks = _lease_rows(conn, run_id, owner, n, lease_seconds) if n > 0 else []
+        return Exchange(recorded, verifications, tasks)
+
+
+@dataclass(frozen=True)
+class RunBrief:
+    """What a worker needs of a run for each task (the spec is fetched once per run)."""
+
+    id: int
+    mode: Mode
+    options: RunOptions
+    spec_hash: str
+    verify_fraction: float | None = None
+
+    @property
+    def sampling(self) -> Sampling | None:
+        return V.sampling_of(self.verify_fraction, self.options.verify_seed)
+
+
+_RUN_BRIEF = select(RUN.c.status, RUN.c.mode, RUN.c.options, RUN.c.spec_hash, RUN.c.verify_fraction).where(
+    RUN.c.id == bindparam("run_id"))
+
+
+def lease_one(ledger: Ledger, sub_id: int, owner: str) -> tuple[Task, RunBrief] | None:
+    """Lease one subproblem for a worker; None when it is done, cancelled, or leased by
+    someone whose lease has not expired (a duplicate delivery)."""
+    now = utcnow()
+    with ledger.engine.begin() as conn:
+        row = conn.execute(_SELECT_ONE, {"sub_id": sub_id}).first()
+        if row is None:
+            return None
+        brief = conn.execute(_RUN_BRIEF, {"run_id": row[1]}).first()
+        if brief is None or brief.status != RunStatus.RUNNING:
+            return None
+        run = brief_of(row[1], brief)
+        expires = now + dt.timedelta(seconds=run.options.lease_seconds())
+        if conn.execute(_LEASE, {"sub_id": sub_id, "owner": owner, "expires": expires, "now": now}).rowcount != 1:
+            return None
+        return _task(row), run
+
+
+def brief_of(run_id: int, row) -> RunBrief:
+    return RunBrief(run_id, Mode(row.mode), RunOptions.from_json(row.options), row.spec_hash, row.verify_fraction)
+
+
+def run_brief(conn: Connection, run_id: int) -> RunBrief | None:
+    """The brief of a running run, or None."""
+    row = conn.execute(_RUN_BRIEF, {"run_id": run_id}).first()
+    return None if row is None or row.status != RunStatus.RUNNING else brief_of(run_id, row)
+
+
+def mark_queued(ledger: Ledger, sub_ids: Sequence[int]) -> None:
+    if not sub_ids:
+        return
+    now = utcnow()
+    with ledger.session() as session:
+        for i in range(0, len(sub_ids), 1000):
+            session.execute(
+                update(Subproblem).where(Subproblem.id.in_(sub_ids[i : i + 1000])).values(queued_at=now)
+            )
+
+
+def expire_leases(ledger: Ledger, run_id: int | None = None) -> list[int]:
+    """Put subproblems whose lease expired back to pending; their ids."""
+    now = utcnow()
+    with ledger.session() as session:
+        cond = [Subproblem.state == SubproblemState.LEASED, Subproblem.lease_expires < now]
+        if run_id is not None:
+            cond.append(Subproblem.run_id == run_id)
+        ids = list(session.scalars(select(Subproblem.id).where(*cond)))
+        back = []
+        for sub_id in ids:
+            r = session.execute(
+                update(Subproblem)
+                .where(Subproblem.id == sub_id, Subproblem.state == SubproblemState.LEASED, Subproblem.lease_expires < now)
+                .values(state=SubproblemState.PENDING, lease_owner=None, lease_expires=None)
+            )
+            if r.rowcount == 1:
+                back.append(sub_id)
+        return back
+
+
+def release_leases(ledger: Ledger, run_id: int) -> int:
+    """Put every leased subproblem and verification of a run back to pending (a local run
+    taken over); the number of subproblems."""
+    with ledger.session() as session:
+        V.release_verifications(session, run_id)
+        r = session.execute(
+            update(Subproblem)
+            .where(Subproblem.run_id == run_id, Subproblem.state == SubproblemState.LEASED)
+            .values(state=SubproblemState.PENDING, lease_owner=None, lease_expires=None)
+        )
+        return r.rowcount
+
+
+def stale_pending(ledger: Ledger, run_id: int, older_than: float, limit: int = 100_000) -> list[int]:
+    """Pending subproblems not sent to a queue in the last ``older_than`` seconds."""
+    cutoff = utcnow() - dt.timedelta(seconds=older_than)
+    with ledger.session() as session:
+        return list(
+            session.scalars(
+                select(Subproblem.id)
+                .where(
+                    Subproblem.run_id == run_id,
+                    Subproblem.state == SubproblemState.PENDING,
+                    or_(Subproblem.queued_at.is_(None), Subproblem.queued_at < cutoff),
+                )
+                .order_by(Subproblem.id)
+                .limit(limit)
+            )
+        )

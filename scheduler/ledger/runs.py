@@ -1,0 +1,309 @@
+"""Runs in the ledger: create one with its planned subproblems, read it, close it with
+exact totals, fail, cancel or revive it, and read its progress."""
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Iterable, Sequence
+
+from sqlalchemy import Connection, bindparam, func, insert, select, text, update
+from sqlalchemy.orm import Session
+
+from core.problem import Problem
+from core.search import Stats, Subpath
+
+from ..codec import fraction_parts, path_text
+from ..db import Ledger
+from ..errors import LedgerError
+from ..models import Run, Subproblem, utcnow
+from ..run_options import ExecutorKind, Mode, RunOptions
+from ..states import OPEN, RunStatus, SubproblemState
+from . import verifications as V
+
+SUB = Subproblem.__table__
+RUN = Run.__table__
+_INSERT_SUBS = insert(SUB).returning(SUB.c.id, sort_by_parameter_order=True)
+_HAS_OPEN = select(SUB.c.id).where(SUB.c.run_id == bindparam("run_id"), SUB.c.state.in_(OPEN)).limit(1)
+
+
+def subproblem_rows(run_id: int, frontier: Iterable[Subpath], parent_id: int | None, now: dt.datetime | None):
+    rows = []
+    for sub in frontier:
+        num, den, approx = fraction_parts(sub.weight)
+        rows.append(
+            dict(
+                run_id=run_id,
+                path=path_text(sub.path),
+                depth=len(sub.path),
+                weight_num=num,
+                weight_den=den,
+                weight_f=approx,
+                parent_id=parent_id,
+                state=SubproblemState.PENDING,
+                attempts=0,
+                queued_at=now,
+            )
+        )
+    return rows
+
+
+def insert_subproblems(conn: Connection | Session, rows: list[dict]) -> list[int]:
+    if not rows:
+        return []
+    return [r[0] for r in conn.execute(_INSERT_SUBS, rows)]
+
+
+def create_run(
+    ledger: Ledger,
+    *,
+    problem: Problem,
+    mode: Mode,
+    options: RunOptions,
+    executor: ExecutorKind,
+    frontier: Sequence[Subpath],
+    plan_stats: dict[str, Any] | None = None,
+    verify_fraction: float | None = None,
+    estimated_nodes: int | None = None,
+) -> int:
+    """The run row and one pending row per subproblem, in one transaction."""
+    if sum((s.weight for s in frontier), Fraction(0)) != 1:
+        raise ValueError("the planned subproblems' weights do not add up to 1")
+    with ledger.session() as session:
+        run = Run(
+            name=str(problem.name),
+            kind=problem.kind,
+            spec=problem.spec,
+            spec_hash=problem.spec_hash,
+            mode=str(mode),
+            options=options.to_json(),
+            executor=str(executor),
+            status=RunStatus.RUNNING,
+            n_planned=len(frontier),
+            plan_stats=plan_stats,
+            created_at=utcnow(),
+            verify_fraction=verify_fraction,
+            estimated_nodes=estimated_nodes,
+        )
+        session.add(run)
+        session.flush()
+        insert_subproblems(session, subproblem_rows(run.id, frontier, None, None))
+        return run.id
+
+
+def get_run(ledger: Ledger, run_id: int) -> Run:
+    with ledger.session() as session:
+        run = session.get(Run, run_id)
+        if run is None:
+            raise LedgerError(f"no run {run_id} in the ledger {ledger.url}")
+        session.expunge(run)
+        return run
+
+
+def run_spec(ledger: Ledger, run_id: int) -> dict:
+    with ledger.engine.connect() as conn:
+        return conn.execute(select(RUN.c.spec).where(RUN.c.id == run_id)).scalar_one()
+
+
+def has_open(ledger: Ledger, run_id: int, *, verifications: bool = True) -> bool:
+    """Whether some subproblem (or, with ``verifications``, verification) of the run is still
+    pending or leased."""
+    with ledger.engine.connect() as conn:
+        if conn.execute(_HAS_OPEN, {"run_id": run_id}).first() is not None:
+            return True
+        return verifications and V.count_open(conn, run_id) > 0
+
+
+def close_run(ledger: Ledger, run_id: int) -> bool:
+    """Close a running run whose subproblems are all done: exact totals, timings, and the
+    check that finished weights add up to 1.  True when this call closed it."""
+    with ledger.session() as session:
+        run = session.get(Run, run_id)
+        if run is None or run.status != RunStatus.RUNNING:
+            return False
+        open_ = session.scalar(
+            select(func.count()).where(Subproblem.run_id == run_id, Subproblem.state.in_(OPEN))
+        )
+        if open_ or V.count_open(session, run_id):
+            return False
+        total = distinct = nodes = 0
+        any_distinct = False
+        cpu = 0.0
+        weight = Fraction(0)
+        stats = Stats()
+        rows = session.execute(
+            select(
+                Subproblem.count, Subproblem.distinct, Subproblem.nodes, Subproblem.seconds,
+                Subproblem.done_num, Subproblem.done_den, Subproblem.stats,
+            ).where(Subproblem.run_id == run_id, Subproblem.state == SubproblemState.DONE)
+        )
+        for count, dist, n, secs, dn, dd, st in rows:
+            total += count or 0
+            if dist is not None:
+                any_distinct = True
+                distinct += dist
+            nodes += n or 0
+            cpu += secs or 0.0
+            weight += Fraction(int(dn), int(dd))
+            if st:
+                stats.add(_stats_of(st))
+        now = utcnow()
+        limited = run.mode == Mode.FIRST
+        status, error = RunStatus.DONE, None
+        mismatch = V.first_mismatch(session, run_id)
+        if not limited and weight != 1:
+            status, error = RunStatus.FAILED, f"finished weight adds up to {weight}, not 1"
+        elif mismatch is not None:
+            status, error = RunStatus.FAILED, f"verification failed: {mismatch}"
+        stats.solutions = total
+        r = session.execute(
+            update(Run)
+            .where(Run.id == run_id, Run.status == RunStatus.RUNNING)
+            .values(
+                status=status,
+                error=error,
+                solutions=total,
+                distinct=distinct if any_distinct else None,
+                nodes=nodes,
+                stats=stats.to_json(),
+                cpu_seconds=cpu,
+                seconds=(now - run.created_at).total_seconds(),
+                finished_at=now,
+            )
+            .execution_options(synchronize_session=False)
+        )
+        return r.rowcount == 1
+
+
+def _stats_of(data: dict[str, Any]) -> Stats:
+    return Stats(
+        nodes=int(data.get("nodes", 0)),
+        leaves=int(data.get("leaves", 0)),
+        solutions=int(data.get("solutions", 0)),
+        updates=int(data.get("updates", 0)),
+        seconds=float(data.get("seconds", 0.0)),
+        nodes_per_depth=list(data.get("nodes_per_depth", [])),
+        by_levels=int(data.get("by_levels", 0)),
+    )
+
+
+def fail_run(ledger: Ledger, run_id: int, error: str) -> None:
+    with ledger.session() as session:
+        session.execute(
+            update(Run).where(Run.id == run_id, Run.status == RunStatus.RUNNING).values(status=RunStatus.FAILED, error=error[:2000], finished_at=utcnow())
+        )
+
+
+def cancel_run(ledger: Ledger, run_id: int) -> int:
+    """Stop a run: open subproblems become cancelled (late results are then refused)."""
+    with ledger.session() as session:
+        run = session.get(Run, run_id)
+        if run is None:
+            raise LedgerError(f"no run {run_id} in the ledger {ledger.url}")
+        n = session.execute(
+            update(Subproblem)
+            .where(Subproblem.run_id == run_id, Subproblem.state.in_(OPEN))
+            .values(state=SubproblemState.CANCELLED, lease_owner=None, lease_expires=None)
+        ).rowcount
+        V.cancel_verifications(session, run_id)
+        if run.status == RunStatus.RUNNING:
+            run.status = RunStatus.CANCELLED
+            run.finished_at = utcnow()
+        return n
+
+
+def revive_run(ledger: Ledger, run_id: int) -> Run:
+    """Make a cancelled or failed run resumable again; returns the run."""
+    with ledger.session() as session:
+        run = session.get(Run, run_id)
+        if run is None:
+            raise LedgerError(f"no run {run_id} in the ledger {ledger.url}")
+        if run.status in (RunStatus.CANCELLED, RunStatus.FAILED):
+            session.execute(
+                update(Subproblem)
+                .where(Subproblem.run_id == run_id, Subproblem.state == SubproblemState.CANCELLED)
+                .values(state=SubproblemState.PENDING, queued_at=None)
+            )
+            V.revive_verifications(session, run_id)
+            run.status = RunStatus.RUNNING
+            run.finished_at = None
+            run.error = None
+        session.flush()
+        session.expunge(run)
+        return run
+
+
+@dataclass
+class Progress:
+    """A run's progress as the ledger sees it now."""
+
+    run_id: int
+    status: str
+    weight_done: float
+    solutions: int
+    nodes: int
+    states: dict[str, int] = field(default_factory=dict)
+    elapsed: float = 0.0
+    #: verifications (``--verify``): states, mismatches, nodes (done), open_nodes
+    verifications: dict[str, int] = field(default_factory=dict)
+    verify_fraction: float | None = None
+    estimated_nodes: int | None = None
+
+    @property
+    def subproblems(self) -> int:
+        return sum(self.states.values())
+
+
+#: SQLite's SUM adds integers in 64 bits (an error past 2^63) and CAST turns longer
+#: decimals into floats: it sums the counts only while they cannot pass this together
+_SQLITE_EXACT_SUM = 2**63 - 1
+
+
+def _done_solutions(session: Any, run_id: int) -> int:
+    """The solutions found by a run's done subproblems, exactly (counts are decimal text of
+    any size): PostgreSQL sums them as NUMERIC; SQLite does when they are few and short
+    enough for its 64-bit sum, else they are summed here."""
+    where = "FROM subproblems WHERE run_id = :r AND state = 'done'"
+    if session.get_bind().dialect.name != "sqlite":
+        return int(session.scalar(text(f"SELECT SUM(CAST(count AS NUMERIC)) {where}"), {"r": run_id}) or 0)
+    rows, digits = session.execute(text(f"SELECT COUNT(count), MAX(LENGTH(count)) {where}"), {"r": run_id}).one()
+    if not rows:
+        return 0
+    if rows * 10 ** int(digits) <= _SQLITE_EXACT_SUM:
+        return int(session.scalar(text(f"SELECT SUM(CAST(count AS INTEGER)) {where}"), {"r": run_id}) or 0)
+    counts = session.scalars(text(f"SELECT count {where}"), {"r": run_id})
+    return sum(int(c) for c in counts if c is not None)
+
+
+def progress(ledger: Ledger, run_id: int) -> Progress:
+    with ledger.session() as session:
+        run = session.get(Run, run_id)
+        if run is None:
+            raise LedgerError(f"no run {run_id} in the ledger {ledger.url}")
+        states = dict(
+            session.execute(
+                select(Subproblem.state, func.count()).where(Subproblem.run_id == run_id).group_by(Subproblem.state)
+            ).all()
+        )
+        done_f, nodes = session.execute(
+            select(func.sum(Subproblem.done_f), func.sum(Subproblem.nodes)).where(
+                Subproblem.run_id == run_id, Subproblem.state == SubproblemState.DONE
+            )
+        ).one()
+        solutions = _done_solutions(session, run_id)
+        end = run.finished_at or utcnow()
+        if run.status == RunStatus.DONE:
+            done_f, solutions, nodes = 1.0 if run.mode != Mode.FIRST else done_f, run.solutions, run.nodes
+        verifications = V.verification_counts(session, run_id) if run.verify_fraction else {}
+        return Progress(
+            run_id=run_id,
+            status=run.status,
+            weight_done=float(done_f or 0.0),
+            solutions=int(solutions or 0),
+            nodes=int(nodes or 0),
+            states=states,
+            elapsed=(end - run.created_at).total_seconds(),
+            verifications=verifications,
+            verify_fraction=run.verify_fraction,
+            estimated_nodes=run.estimated_nodes,
+        )

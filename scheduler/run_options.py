@@ -1,0 +1,104 @@
+"""What a run was asked to do: its mode, its executor and its options, as typed values
+from the command line through the ledger (the ``options`` JSON column) to the workers."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from core.engines import Method, SolverOptions
+
+#: the default time budget of one task, in seconds
+DEFAULT_BUDGET = 60.0
+#: the Celery queue a run's tasks go to unless it names one
+DEFAULT_QUEUE = "tilecensus"
+#: the lease of a level count's task, which no time budget cuts short
+LEVELS_LEASE = 3600.0
+
+
+class Mode(StrEnum):
+    """Count the solutions, list (enumerate and store) every one, or stop at the first N."""
+
+    COUNT = "count"
+    ENUMERATE = "enumerate"
+    FIRST = "first"
+
+    @property
+    def listing(self) -> bool:
+        """Whether the run stores its solutions."""
+        return self is not Mode.COUNT
+
+
+class ExecutorKind(StrEnum):
+    """What drives a run's subproblems to workers: a local process pool, or Celery."""
+
+    LOCAL = "local"
+    CELERY = "celery"
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """A run's options.  :meth:`to_json` is what the ledger stores; :meth:`from_json`
+    also reads the options of runs recorded by earlier versions."""
+
+    solver: SolverOptions = field(default_factory=SolverOptions)
+    #: why the method was chosen, when it was chosen automatically (None: asked for)
+    method_reason: str | None = None
+    #: time budget of one task (seconds); then it donates its frontier
+    budget: float = DEFAULT_BUDGET
+    #: node budget of one task (tests: deterministic frontier donation)
+    node_budget: int | None = None
+    #: how long a worker owns a task (default: see :meth:`lease_seconds`)
+    lease: float | None = None
+    #: stop at the first ``limit`` solutions (``Mode.FIRST``)
+    limit: int | None = None
+    #: split the tree at this depth, or into at least this many subproblems
+    split_depth: int | None = None
+    subproblems: int | None = None
+    #: ``--verify P``: the share of complete subproblems re-solved by another worker
+    verify: float | None = None
+    verify_seed: int | None = None
+    #: local pool processes (``solve``) or the Celery queue (``submit``)
+    workers: int | None = None
+    queue: str | None = None
+
+    @property
+    def queue_name(self) -> str:
+        return self.queue or DEFAULT_QUEUE
+
+    def lease_seconds(self) -> float:
+        """How long a worker owns a subproblem: ``lease`` when given, else twice the
+        budget plus half a minute — or, for a level count, at least an hour."""
+        if self.lease is not None:
+            return float(self.lease)
+        default = 2 * self.budget + 30.0
+        return max(default, LEVELS_LEASE) if self.solver.method is Method.LEVELS else default
+
+    def to_json(self) -> dict[str, Any]:
+        s = self.solver
+        return {
+            "engine": s.engine, "distinct": s.distinct, "memo": s.memo, "method": str(s.method),
+            "method_reason": self.method_reason, "budget": self.budget, "node_budget": self.node_budget,
+            "lease": self.lease, "limit": self.limit, "split_depth": self.split_depth,
+            "subproblems": self.subproblems, "verify": self.verify, "verify_seed": self.verify_seed,
+            "workers": self.workers, "queue": self.queue,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any] | None) -> "RunOptions":
+        data = dict(data or {})
+        method, reason = data.get("method"), data.get("method_reason")
+        if method is None:  # recorded before methods had a name: levels True (asked) or "auto" (chosen)
+            levels = data.get("levels")
+            method = Method.LEVELS if levels else Method.SEARCH
+            if levels == "auto":
+                reason = "counting by levels (chosen automatically)"
+        solver = SolverOptions(data.get("engine"), bool(data.get("distinct")), data.get("memo", True) is not False,
+                               Method(method))
+        budget = data.get("budget")
+        return cls(
+            solver=solver, method_reason=reason, budget=DEFAULT_BUDGET if budget is None else float(budget),
+            node_budget=data.get("node_budget"), lease=data.get("lease"), limit=data.get("limit"),
+            split_depth=data.get("split_depth"), subproblems=data.get("subproblems"), verify=data.get("verify"),
+            verify_seed=data.get("verify_seed"), workers=data.get("workers"), queue=data.get("queue"),
+        )
