@@ -814,6 +814,13 @@ static inline int32_t kill_bits(const Problem *p, const word_t *restrict parent,
     return died;
 }
 
+/* At the root, the items a given partial cover (solve's `given`) has covered: fenced off
+ * like the items a chosen option covers below (0xFFFF never wins the minimum). */
+static inline void fence_covered(v16 *t, const word_t *cov, int32_t n_items) {
+    for (int32_t i = 0; i < n_items; i++)
+        if ((cov[i / 64] >> (i % 64)) & 1) t[i / 8][i % 8] = 0xFFFF;
+}
+
 static int expand_plain_mrv(Search *s, Level *L, const word_t *cov) {
     const Problem *p = s->p;
     const int W = p->n_words, NV = p->n_lanes;
@@ -834,6 +841,7 @@ static int expand_plain_mrv(Search *s, Level *L, const word_t *cov) {
                 for (int j = 0; j < NV; j++) t[j] += p->opt_lanes[(size_t)o * NV + j];
             }
             for (int j = 0; j < NV; j++) t[j] |= p->lanes_fence[j];
+            fence_covered(t, cov, p->n_items);
         } else {
             n_src = s->lv[d - 1].n_live;
             const v16 *parent = t - NV, *chosen = p->opt_lanes + (size_t)L->chosen * NV;
@@ -858,6 +866,7 @@ static int expand_plain_mrv(Search *s, Level *L, const word_t *cov) {
             for (int j = 0; j < NV; j++) t[j] += p->opt_lanes[(size_t)o * NV + j];
         }
         for (int j = 0; j < NV; j++) t[j] |= p->lanes_fence[j];  /* fence after counting */
+        fence_covered(t, cov, p->n_items);
     } else {
         n_src = s->lv[d - 1].n_live;
         if (buf_reserve(&s->arena, 2 * (int64_t)n_src)) return -1;  /* live list, then scratch */
@@ -1419,9 +1428,11 @@ static PyStructSequence_Desc result_desc = {
 static PyTypeObject *ResultType;
 
 /*
- * solve(problem, path, listing, limit, node_budget, seconds, max_depth, memo_bytes=0)
+ * solve(problem, path, listing, limit, node_budget, seconds, max_depth, memo_bytes=0, given=())
  *   -> Result (see result_fields)
- * limit / node_budget / max_depth: -1 for none; seconds: negative for none.
+ * limit / node_budget / max_depth: -1 for none; seconds: negative for none.  given: options
+ * covered before the root (a partial cover the search starts from; paths are relative to
+ * it, and the solutions returned leave it out).
  */
 static PyObject *kernel_solve(PyObject *self, PyObject *args) {
     (void)self;
@@ -1432,8 +1443,9 @@ static PyObject *kernel_solve(PyObject *self, PyObject *args) {
     double seconds;
     int max_depth;
     unsigned long long memo_bytes = 0;
-    if (!PyArg_ParseTuple(args, "O!OpLLdi|K", &ProblemType, &p, &path_obj, &enumerate_, &limit,
-                          &node_budget, &seconds, &max_depth, &memo_bytes))
+    PyObject *given_obj = NULL;
+    if (!PyArg_ParseTuple(args, "O!OpLLdi|KO", &ProblemType, &p, &path_obj, &enumerate_, &limit,
+                          &node_budget, &seconds, &max_depth, &memo_bytes, &given_obj))
         return NULL;
     if (p->opt_start == NULL) {
         PyErr_SetString(PyExc_ValueError, "problem is not initialised");
@@ -1450,8 +1462,36 @@ static PyObject *kernel_solve(PyObject *self, PyObject *args) {
                          (int)(p->n_options + p->n_items) - 1);
             return NULL;
         }
+    Py_ssize_t n_given = 0;
+    int32_t *given = NULL;
+    if (given_obj != NULL && given_obj != Py_None) {
+        if (!(given = int_array(given_obj, &n_given, "given"))) { free(path); return NULL; }
+        for (Py_ssize_t k = 0; k < n_given; k++)
+            if (given[k] < 0 || given[k] >= p->n_options) {
+                int bad = (int)given[k];
+                free(path); free(given);
+                PyErr_Format(PyExc_ValueError, "given names option %d, outside 0..%d", bad, (int)p->n_options - 1);
+                return NULL;
+            }
+    }
     Search s;
-    if (search_init(&s, p)) { search_free(&s); free(path); return PyErr_NoMemory(); }
+    if (search_init(&s, p)) { search_free(&s); free(path); free(given); return PyErr_NoMemory(); }
+    /* the given options: applied to the root's state, as if chosen before it */
+    for (Py_ssize_t k = 0; k < n_given; k++) {
+        int32_t o = given[k];
+        if (!is_live(&s, s.cov, o)) {
+            search_free(&s); free(path); free(given);
+            PyErr_Format(PyExc_ValueError, "the given options conflict (option %d)", (int)o);
+            return NULL;
+        }
+        if (p->plain) {
+            for (int w = 0; w < p->n_words; w++) s.cov[w] |= p->opt_plain[(size_t)o * p->n_words + w];
+        } else if (apply_option(&s, s.cov, o)) {
+            search_free(&s); free(path); free(given);
+            return PyErr_NoMemory();
+        }
+    }
+    free(given);
     s.enumerate = enumerate_;
     s.limit = limit;
     s.node_budget = node_budget;

@@ -327,6 +327,11 @@ class EdgesProblem(Problem):
         where no tile has a count (counts need an exact cover)."""
         return ("kernel", "reference") if self.remaining else ("kernel", "reference", "reduction")
 
+    def engine_refusal(self, engine: str) -> str | None:
+        if engine == "reduction" and self.remaining:
+            return "tile counts need an exact-cover engine, not reduction"
+        return None
+
     # -- solutions -------------------------------------------------------------------
     def placement(self, solution: Path) -> list[int]:
         """The oriented tile index of each cell (-1 where the path leaves it unknown)."""

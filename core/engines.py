@@ -9,8 +9,9 @@ problem declares the engines that can search it in :attr:`Problem.engines
 <core.problem.Problem.engines>`, its default first.
 
 :class:`SolverOptions` are what a caller may ask beyond the engine: ``distinct``
-(count symmetry classes too, for models with a symmetry group), ``memo`` (the kernel's
-counting memo) and ``method`` (search, count by levels, or choose).  An option an
+(count symmetry classes too, for models with a symmetry group), ``symmetry`` (count by
+orbits of the symmetry group where the model has one: :class:`core.symmetry.OrbitCounter`),
+``memo`` (the kernel's counting memo) and ``method`` (search, count by levels, or choose).  An option an
 engine or a problem cannot honour is a :class:`~core.errors.ProblemError` naming the
 option and the problem — never a ``TypeError`` from deep inside.
 """
@@ -29,7 +30,7 @@ from .kernel import KernelSolver
 from .pruning import RegionRule
 from .reference import ReferenceSolver
 from .search import Solver
-from .symmetry import OptionSymmetry
+from .symmetry import OptionSymmetry, OrbitCounter, best_anchor, countable
 
 
 class Method(StrEnum):
@@ -53,6 +54,8 @@ class SolverOptions:
     #: the kernel's counting memo (off: every solution is visited)
     memo: bool = True
     method: Method = Method.SEARCH
+    #: count by orbits of the problem's symmetry group, where it has one (counting only)
+    symmetry: bool = False
 
     def asked(self) -> list[str]:
         """The options given a value other than their default (the engine aside)."""
@@ -61,18 +64,18 @@ class SolverOptions:
 
     @classmethod
     def of(cls, engine: str | None = None, distinct: bool = False, memo: bool = True,
-           levels: bool | str = False, method: Method | str | None = None) -> "SolverOptions":
+           levels: bool | str = False, method: Method | str | None = None, symmetry: bool = False) -> "SolverOptions":
         """From the Python API's keywords: ``levels=True`` counts by levels,
         ``levels="auto"`` lets each count choose, ``False`` searches."""
         if method is None:
             method = {True: Method.LEVELS, "auto": Method.AUTO, False: Method.SEARCH}.get(levels)  # type: ignore[arg-type]
             if method is None:
                 raise ValueError(f"levels must be True, False or 'auto', not {levels!r}")
-        return cls(engine, bool(distinct), bool(memo), Method(method))
+        return cls(engine, bool(distinct), bool(memo), Method(method), bool(symmetry))
 
 
 #: how the command line spells each option (for messages)
-FLAGS = {"distinct": "--distinct", "memo": "--no-memo", "method": "--by-levels"}
+FLAGS = {"distinct": "--distinct", "memo": "--no-memo", "method": "--by-levels", "symmetry": "--symmetry"}
 
 
 class Searchable(Protocol):
@@ -89,6 +92,8 @@ class Searchable(Protocol):
     def search_hints(self) -> "SearchHints": ...
 
     def symmetry(self) -> OptionSymmetry | None: ...
+
+    def engine_refusal(self, engine: str) -> str | None: ...
 
 
 @dataclass(frozen=True)
@@ -144,9 +149,9 @@ def _cover_engine(name: str, summary: str, honours: set[str], make) -> Engine:
 
 
 register_engine(_cover_engine("kernel", "the C kernel: exact cover on bitsets, MRV, counting memo, counting by levels",
-                              {"distinct", "memo", "method"}, _kernel))
+                              {"distinct", "memo", "method", "symmetry"}, _kernel))
 register_engine(_cover_engine("reference", "the pure-Python reference of the kernel's contract (slow; for checking)",
-                              {"distinct"}, _reference))
+                              {"distinct", "symmetry"}, _reference))
 
 
 def _cover_of(problem: Searchable) -> ExactCover:
@@ -163,14 +168,14 @@ def engine_for(problem: Searchable, options: SolverOptions) -> Engine:
     offered = tuple(problem.engines)
     name = options.engine or offered[0]
     if name not in offered:
-        raise ProblemError(f"{problem.name}: the {name} engine cannot search a {problem.kind} problem "
-                           f"(it offers {_listing(offered)})")
+        why = problem.engine_refusal(name) or f"the {name} engine cannot search a {problem.kind} problem"
+        raise ProblemError(f"{problem.name}: {why} (it offers {_listing(offered)})")
     engine = ENGINES.get(name)
     if engine is None:
         raise ProblemError(f"{problem.name}: no engine {name!r} is registered (known: {_listing(sorted(ENGINES))})")
     for option in options.asked():
-        if option == "method" and options.method is Method.AUTO:
-            continue  # "choose" is always allowed: where there is no choice, it searches
+        if (option == "method" and options.method is Method.AUTO) or option == "symmetry":
+            continue  # "choose" and "by orbits where it applies" are always allowed: without a choice, it searches
         if option not in engine.honours:
             able = [n for n in offered if option in ENGINES[n].honours] if option in FLAGS else []
             where = (f"; use the {_listing(able)} engine" if able else
@@ -191,13 +196,26 @@ def solver_for(problem: Searchable, options: SolverOptions = SolverOptions()) ->
     """A solver of ``problem`` as ``options`` ask (see :func:`engine_for`)."""
     engine = engine_for(problem, options)
     if not options.distinct:
-        return engine.build(problem, options)
+        solver = engine.build(problem, options)
+        by_orbits = orbit_counter(problem, solver) if options.symmetry and "symmetry" in engine.honours else None
+        return by_orbits or solver
     group = problem.symmetry()
     assert group is not None and engine.cover_solver is not None  # engine_for checked both
     hints = problem.search_hints()
     make = engine.cover_solver
     return DistinctSolver(_cover_of(problem), group.permutations, group.single_pieces,
                           lambda ec: make(ec, hints, options))
+
+
+def orbit_counter(problem: Searchable, solver: Solver) -> OrbitCounter | None:
+    """``solver``'s count by orbits of the problem's symmetry group, or None where there is
+    no group larger than the identity, the cover has colors, or no item is fixed by a
+    symmetry other than the identity."""
+    group = problem.symmetry()
+    if group is None or group.order < 2 or not countable(group.ec):
+        return None
+    anchor = best_anchor(group, range(group.order))
+    return None if anchor is None else OrbitCounter(group, solver.below, anchor=anchor)
 
 
 def _listing(names) -> str:

@@ -71,6 +71,7 @@ class KernelSolver(Solver):
         memo: bool | int = True,
         levels: bool | str = False,
         board: RegionRule | None = None,
+        given: Sequence[int] = (),
     ):
         self.ec = ec
         self.heuristic = heuristic
@@ -93,6 +94,8 @@ class KernelSolver(Solver):
         why = refusal(ec) if levels is True else None
         if why is not None:
             raise ValueError(why)
+        #: options covered before the root (see :meth:`below`)
+        self.given = tuple(int(k) for k in given)
         self._problem = compile_problem(ec, heuristic, region)
         self.memo_hits = 0
         #: how the last solve() counted: "search" or "levels" (core/frontier.py)
@@ -101,7 +104,16 @@ class KernelSolver(Solver):
         self._counter: LevelCounter | None = None  # built on first use
 
     def __reduce__(self):  # picklable for process pools: rebuilt from the exact cover
-        return (KernelSolver, (self.ec, self.heuristic, self.region, self.memo, self.levels, self.board))
+        return (KernelSolver, (self.ec, self.heuristic, self.region, self.memo, self.levels, self.board, self.given))
+
+    def below(self, given: Sequence[int]) -> "KernelSolver":
+        """This search started from the partial cover ``self.given + given``; the compiled
+        problem (and a level counter) are shared, not rebuilt."""
+        other = object.__new__(KernelSolver)  # (copy.copy would recompile through __reduce__)
+        other.__dict__.update(self.__dict__)
+        other.given = self.given + tuple(int(k) for k in given)
+        other.memo_hits, other.counted_by = 0, "search"
+        return other
 
     def solve(self, path: Sequence[int] = (), request: SolveRequest = COUNT) -> SolveResult:
         path = tuple(int(k) for k in path)
@@ -145,6 +157,7 @@ class KernelSolver(Solver):
             -1.0 if request.seconds is None else max(0.0, float(request.seconds)),
             -1 if request.max_depth is None else max(0, int(request.max_depth)),
             memo_bytes,
+            self.given,
         )
         self.memo_hits = out.memo_hits
         per_depth = list(out.nodes_per_depth)
@@ -157,7 +170,8 @@ class KernelSolver(Solver):
             stats=Stats(nodes=out.nodes, leaves=out.leaves, solutions=out.count, updates=out.updates,
                         seconds=out.seconds, nodes_per_depth=per_depth),
             frontier=[Subpath(p, _weight(f)) for p, f in out.frontier],
-            solutions=out.solutions,
+            solutions=out.solutions if not self.given or out.solutions is None
+            else [self.given + s for s in out.solutions],
             stopped_by=_STOPPED[out.status],
         )
 
@@ -184,8 +198,8 @@ class KernelSolver(Solver):
         if self._counter is None:
             self._counter = LevelCounter(self.ec, self.board or self.region)
         # replay the path (an illegal one raises PathError, as a search would) for its weight
-        factors = _kernel.solve(self._problem, list(path), False, -1, -1, -1.0, len(path), 0).path_factors
-        covered = [i for k in path for i, _ in self.ec.options[k]]
+        factors = _kernel.solve(self._problem, list(path), False, -1, -1, -1.0, len(path), 0, self.given).path_factors
+        covered = [i for k in self.given + path for i, _ in self.ec.options[k]]
         try:
             done = self._counter.count(covered, max_bytes=memo_bytes)
         except OverflowError:

@@ -49,6 +49,11 @@ class Problem:
         """The problem's symmetry group acting on the options, where the model knows it."""
         return None
 
+    def engine_refusal(self, engine: str) -> str | None:
+        """Why an engine this problem does not list cannot search it, where the model knows
+        a better reason than "it is not listed"."""
+        return None
+
     def solver(self, **options: Any) -> Solver:
         """A :class:`Solver` for this problem: ``engine=`` (default: the first of
         :attr:`engines`), ``distinct=``, ``memo=``, ``levels=`` (see

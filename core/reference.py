@@ -45,13 +45,19 @@ class _Stop(Exception):
 class ReferenceSolver(Solver):
     """Exact cover search in plain Python, with the kernel's contract."""
 
-    def __init__(self, ec: ExactCover, heuristic: str = "mrv", region: RegionRule | None = None):
+    def __init__(self, ec: ExactCover, heuristic: str = "mrv", region: RegionRule | None = None,
+                 given: Sequence[int] = ()):
         if heuristic not in HEURISTICS:
             raise ValueError(f"unknown heuristic {heuristic!r} (use one of {', '.join(HEURISTICS)})")
         self.ec = ec
         self.heuristic = heuristic
         self.region = region
+        #: options covered before the root (see :meth:`Solver.below`)
+        self.given = tuple(int(k) for k in given)
         self._bounds = [ec.bound(i) for i in range(ec.n_primary)]
+
+    def below(self, given: Sequence[int]) -> "ReferenceSolver":
+        return ReferenceSolver(self.ec, self.heuristic, self.region, self.given + tuple(given))
 
     # -- state -----------------------------------------------------------------
     def _reset(self) -> None:
@@ -181,6 +187,10 @@ class ReferenceSolver(Solver):
         self.stats = Stats()
         started = time.perf_counter()
         path = tuple(int(k) for k in path)
+        for k in self.given:  # the partial cover the search starts from
+            if not 0 <= k < self.ec.n_options or not self._live(k):
+                raise ValueError(f"the given options {list(self.given)} conflict (option {k})")
+            self._apply(k)
         branching: list[int] = []
         for depth, k in enumerate(path):
             kind, item, options = self._branches()
@@ -246,7 +256,7 @@ class ReferenceSolver(Solver):
             if kind == "solution":
                 self._count += 1
                 if self._listing:
-                    self._found.append(tuple(k for k in path if k < self.ec.n_options))
+                    self._found.append(self.given + tuple(k for k in path if k < self.ec.n_options))
                 if self._limit is not None and self._count >= self._limit:
                     self._stopped_by = "limit"
                     raise _Stop

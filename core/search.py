@@ -151,6 +151,13 @@ class Solver:
     def solve(self, path: Sequence[int] = (), request: SolveRequest = COUNT) -> SolveResult:  # pragma: no cover
         raise NotImplementedError
 
+    def below(self, given: Sequence[int]) -> "Solver":
+        """The same search started from the partial cover ``given`` (option ids covered
+        before the root; they must not conflict): its paths are relative to that root,
+        its solutions include ``given``.  The engines that search exact covers have it;
+        :class:`core.symmetry.OrbitCounter` counts with it."""
+        raise NotImplementedError(f"{type(self).__name__} cannot start below a partial cover")
+
     # -- derived operations ------------------------------------------------
     def count(self, path: Sequence[int] = ()) -> int:
         """The number of solutions below ``path``."""
@@ -177,6 +184,25 @@ class Solver:
         result = self.solve(path, SolveRequest(max_depth=depth))
         return result.frontier
 
+    def divide(self, frontier: Sequence[Subpath], n: int, max_depth: int = 64) -> list[Subpath]:
+        """The same part of the tree in at least ``n`` pieces (where it has them): the
+        heaviest node (by weight) replaced by its children, in turn; each node's children
+        stand where it stood."""
+        pieces = list(frontier)
+        leaves: set[Path] = set()  # nodes with nothing below to divide
+        while len(pieces) < n:
+            open_ = [k for k, s in enumerate(pieces) if s.path not in leaves and len(s.path) < max_depth]
+            if not open_:
+                break
+            k = max(open_, key=lambda k: pieces[k].weight)
+            node = pieces[k]
+            children = self.split(len(node.path) + 1, node.path)
+            if len(children) == 1 and children[0].path == node.path:
+                leaves.add(node.path)
+                continue
+            pieces[k:k + 1] = children
+        return pieces
+
     def split_into(self, n: int, path: Sequence[int] = (), max_depth: int = 12) -> list[Subpath]:
         """The shallowest frontier with at least ``n`` nodes (or the one at ``max_depth``)."""
         depth = len(path)
@@ -191,4 +217,5 @@ class Solver:
                 break
             frontier = deeper
         return frontier
+
 

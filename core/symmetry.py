@@ -1,31 +1,75 @@
-"""A symmetry group acting on an exact cover's options, as the engines use it.
+"""A symmetry group acting on an exact cover, and counting with it.
 
 A model that knows its problem's symmetries (polyforms: the board's rotations and
 reflections that map the board and the piece set to themselves) gives them as
-permutations of option ids (:class:`OptionSymmetry`): each maps every solution to a
-solution.  ``--distinct`` counts once per orbit of solutions (:mod:`core.distinct`).
+permutations of the items (:class:`OptionSymmetry`); through them each acts on the
+options and maps every solution to a solution.  ``--distinct`` counts once per orbit of
+solutions (:mod:`core.distinct`); a whole count need not search symmetric copies at all
+(:class:`OrbitCounter`):
+
+**Counting by orbits.**  Take an *anchor*: a primary item covered exactly once in every
+solution (a piece placed once, a board cell), and the subgroup H of G that maps it to
+itself.  H permutes the options that cover the anchor; every solution contains exactly
+one of them, and g in H maps the solutions containing x one-to-one onto those
+containing g(x).  So, with one representative x per H-orbit of those options,
+
+    total = sum over representatives x of |orbit(x)| * (solutions containing x),
+
+exact, stabilisers included, with no deduplication.  The search below x is the
+engine's own search started from the partial cover {x} (:meth:`Solver.below
+<core.search.Solver.below>`); where x's stabiliser in H is larger than the identity, it
+is used again below x with an anchor of its own.  The tree gets a virtual root whose
+children are the representatives, so paths, weights, splits, budgets and frontiers work
+as for any solver: a distributed run splits at the representatives first.
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
-from typing import Sequence
+from fractions import Fraction
+from functools import cached_property
+from typing import Callable, Sequence
+
+from .errors import PathError
+from .exact_cover import ExactCover
+from .search import COUNT, SolveRequest, SolveResult, Solver, Stats, Subpath
 
 
-@dataclass(frozen=True)
 class OptionSymmetry:
-    """A group G acting on option ids."""
+    """A group G acting on an exact cover: each element a permutation of the items (the
+    identity first), acting on an option through its items."""
 
-    #: one permutation of the option ids per element of G, the identity first
-    permutations: tuple[tuple[int, ...], ...]
-    #: for each piece kind placed exactly once in every solution and mapped to itself by
-    #: every element of G: its option ids (the kind's number is the model's own)
-    single_pieces: dict[int, list[int]]
-    #: what the group is, in one line ("the 4 symmetries of a 6x10 rectangle")
-    description: str = ""
+    def __init__(self, ec: ExactCover, item_permutations: Sequence[Sequence[int]], description: str = "",
+                 single_pieces: dict[int, list[int]] | None = None):
+        self.ec = ec
+        self.items = tuple(tuple(g) for g in item_permutations)
+        #: what the group is, in one line ("the 4 symmetries of the 6x10 board and its pieces")
+        self.description = description
+        #: for --distinct: each piece kind placed exactly once in every solution and mapped
+        #: to itself by all of G, with its option ids (the kind's number is the model's own)
+        self.single_pieces = single_pieces or {}
 
     @property
     def order(self) -> int:
-        return len(self.permutations)
+        return len(self.items)
+
+    @cached_property
+    def _by_items(self) -> dict[frozenset[int], int]:
+        index: dict[frozenset[int], int] = {}
+        for k, option in enumerate(self.ec.options):
+            index.setdefault(frozenset(i for i, _ in option), k)
+        return index
+
+    def image(self, g: int, option: int) -> int:
+        """The option element ``g`` maps ``option`` to (KeyError when the item
+        permutation is not a symmetry of the cover)."""
+        items = self.items[g]
+        return self._by_items[frozenset(items[i] for i, _ in self.ec.options[option])]
+
+    @cached_property
+    def permutations(self) -> tuple[tuple[int, ...], ...]:
+        """Each element of G as a permutation of the option ids."""
+        return tuple(tuple(self.image(g, k) for k in range(self.ec.n_options)) for g in range(self.order))
 
 
 def orbits(perms: Sequence[tuple[int, ...]], elements: Sequence[int]) -> list[tuple[int, list[int]]]:
@@ -39,3 +83,195 @@ def orbits(perms: Sequence[tuple[int, ...]], elements: Sequence[int]) -> list[tu
         seen |= orbit
         out.append((x, [i for i, g in enumerate(perms) if g[x] == x]))
     return out
+
+
+def countable(ec: ExactCover) -> bool:
+    """Whether counting by orbits takes this cover: no colors (multiplicities are fine)."""
+    return not any(c for option in ec.options for _, c in option)
+
+
+# ----------------------------------------------------------------------------- anchors
+@dataclass(frozen=True)
+class Representative:
+    """One option per orbit: its id, the orbit's size, its stabiliser (element indices)."""
+
+    option: int
+    orbit: int
+    stabiliser: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """An item every solution covers exactly once, the elements of the group fixing it,
+    and one representative per orbit of the live options covering it."""
+
+    item: int
+    subgroup: tuple[int, ...]
+    representatives: tuple[Representative, ...]
+    #: the live options covering the item
+    covering: int
+
+
+def live_options(ec: ExactCover, given: Sequence[int]) -> list[int]:
+    """The options that can still be chosen below the partial cover ``given``: none of
+    their items saturated (covered once, or ``hi`` times for a multiplicity)."""
+    used = [0] * ec.n_items
+    for k in given:
+        for i, _ in ec.options[k]:
+            used[i] += 1
+    chosen = set(given)
+    return [k for k, option in enumerate(ec.options)
+            if k not in chosen and all(used[i] < (ec.bound(i)[1] if i < ec.n_primary else 1) for i, _ in option)]
+
+
+def best_anchor(group: OptionSymmetry, elements: Sequence[int], given: Sequence[int] = ()) -> Anchor | None:
+    """The anchor below the partial cover ``given`` (which every element of ``elements``
+    maps to itself) with the fewest representatives — each is the root of a search —,
+    ties to the larger subgroup, then the lower item; None when no uncovered item is fixed
+    by more than the identity.  Items are tried in order of the fewest representatives
+    they could have (live options over subgroup order), so few orbits are computed."""
+    ec = group.ec
+    live = live_options(ec, given)
+    covering: list[list[int]] = [[] for _ in range(ec.n_primary)]
+    for k in live:
+        for i, _ in ec.options[k]:
+            if i < ec.n_primary:
+                covering[i].append(k)
+    covered = {i for k in given for i, _ in ec.options[k]}
+    candidates = []
+    for i in range(ec.n_primary):
+        if ec.bound(i) != (1, 1) or i in covered or not covering[i]:
+            continue
+        subgroup = tuple(g for g in elements if group.items[g][i] == i)
+        if len(subgroup) > 1:
+            candidates.append((-(-len(covering[i]) // len(subgroup)), -len(subgroup), i, subgroup))
+    candidates.sort()
+    best: tuple | None = None
+    for bound, negative_order, i, subgroup in candidates:
+        if best is not None and (bound, negative_order, i) >= best[0]:
+            break
+        reps = _representatives(group, subgroup, covering[i])
+        key = (len(reps), negative_order, i)
+        if best is None or key < best[0]:
+            best = (key, Anchor(i, subgroup, reps, len(covering[i])))
+    return None if best is None else best[1]
+
+
+def _representatives(group: OptionSymmetry, subgroup: Sequence[int], options: Sequence[int]) -> tuple[Representative, ...]:
+    seen: set[int] = set()
+    out = []
+    for x in sorted(options):
+        if x in seen:
+            continue
+        images = [group.image(g, x) for g in subgroup]
+        seen.update(images)
+        out.append(Representative(x, len(set(images)), tuple(g for g, y in zip(subgroup, images) if y == x)))
+    return tuple(out)
+
+
+# ----------------------------------------------------------------------------- the counter
+class OrbitCounter(Solver):
+    """Counts every solution by searching below one representative per orbit of the
+    anchor's options, each count weighted by its orbit's size (see the module text).
+
+    ``below(given)`` is the inner solver's search started from the partial cover
+    ``given``.  Below a representative whose stabiliser is larger than the identity, the
+    stabiliser is used again with an anchor of its own (``nested`` levels deep at most,
+    and only where that at least halves the first choices).  Paths are ``(j, *child
+    path)`` for representative ``j``.  It counts only: listing would need the symmetric
+    copies, which it never sees.
+    """
+
+    def __init__(self, group: OptionSymmetry, below: Callable[[tuple[int, ...]], Solver], *,
+                 elements: Sequence[int] | None = None, given: tuple[int, ...] = (), nested: int = 2,
+                 anchor: Anchor | None = None):
+        if not countable(group.ec):
+            raise ValueError("counting by orbits needs a cover without colors")
+        self.group = group
+        self.elements = tuple(range(group.order)) if elements is None else tuple(elements)
+        self.given = tuple(given)
+        self.nested = nested
+        self._below = below
+        found = anchor or best_anchor(group, self.elements, self.given)
+        if found is None:
+            raise ValueError("no item is fixed by more than the identity: nothing to count by orbits")
+        self.anchor = found
+        self._children: dict[int, Solver] = {}
+
+    @property
+    def description(self) -> str:
+        """Which item anchors the count, how many first choices were left, which group."""
+        a, group = self.anchor, self.group
+        of = f"{len(a.subgroup)} of {group.description}" if group.description else f"{len(a.subgroup)} symmetries"
+        return (f"{group.ec.items[a.item]}: {len(a.representatives)} of its {a.covering} options, one per orbit "
+                f"of {of}")
+
+    def __reduce__(self):  # picklable for process pools where the inner factory is
+        return (_rebuild, (self.group, self._below, self.elements, self.given, self.nested, self.anchor))
+
+    def child(self, j: int) -> Solver:
+        """The search below representative ``j``."""
+        solver = self._children.get(j)
+        if solver is None:
+            rep = self.anchor.representatives[j]
+            given = self.given + (rep.option,)
+            if self.nested > 0 and len(rep.stabiliser) > 1:
+                inner = best_anchor(self.group, rep.stabiliser, given)
+                if inner is not None and 2 * len(inner.representatives) <= inner.covering:
+                    solver = OrbitCounter(self.group, self._below, elements=rep.stabiliser, given=given,
+                                          nested=self.nested - 1, anchor=inner)
+            if solver is None:
+                solver = self._below(given)
+            self._children[j] = solver
+        return solver
+
+    def solve(self, path: Sequence[int] = (), request: SolveRequest = COUNT) -> SolveResult:
+        if request.listing:
+            raise ValueError("counting by orbits lists no solutions: search without symmetry to list them")
+        path = tuple(path)
+        reps = self.anchor.representatives
+        m = len(reps)
+        share = Fraction(1, m)
+        started = time.monotonic()
+        out = SolveResult(path, Fraction(1), 0, Stats(), [], None, None)
+        if path:
+            j = path[0]
+            if not (isinstance(j, int) and 0 <= j < m):
+                raise PathError(f"path {list(path)}: the root has choices 0..{m - 1}, not {j!r}")
+            todo = [(j, path[1:])]
+        else:
+            if request.max_depth is not None and request.max_depth <= 0:
+                out.frontier = [Subpath((), Fraction(1))]
+                return out
+            out.stats.nodes += 1
+            out.stats.nodes_per_depth = [1]
+            todo = [(j, ()) for j in range(m)]
+        inner_depth = None if request.max_depth is None else request.max_depth - 1
+        for j, rest in todo:
+            if out.stopped_by is not None:  # the budget ran out: the rest is frontier
+                out.frontier.append(Subpath((j,), share))
+                continue
+            left_nodes = None if request.node_budget is None else max(1, request.node_budget - out.stats.nodes)
+            left_seconds = None if request.seconds is None else max(1e-6, request.seconds - (time.monotonic() - started))
+            r = self.child(j).solve(rest, SolveRequest(node_budget=left_nodes, seconds=left_seconds,
+                                                       max_depth=inner_depth))
+            if path:
+                out.weight = share * r.weight
+            out.count += r.count * reps[j].orbit
+            out.stats.add(_one_level_down(r.stats))
+            out.frontier.extend(Subpath((j,) + tuple(s.path), share * s.weight) for s in r.frontier)
+            if r.stopped_by is not None:
+                out.stopped_by = r.stopped_by
+        out.stats.solutions = out.count
+        out.stats.seconds = time.monotonic() - started
+        return out
+
+
+def _rebuild(group, below, elements, given, nested, anchor) -> OrbitCounter:
+    return OrbitCounter(group, below, elements=elements, given=given, nested=nested, anchor=anchor)
+
+
+def _one_level_down(part: Stats) -> Stats:
+    """A child's statistics with its depths counted from the virtual root."""
+    return Stats(part.nodes, part.leaves, part.solutions, part.updates, part.seconds,
+                 [0] + list(part.nodes_per_depth), part.by_levels)

@@ -4,12 +4,17 @@ into subproblems (the frontier at a shallow depth), estimate its size, and write
 Everything that can fail on bad input happens in :func:`prepare`, before the run is
 written (:meth:`PreparedRun.create`), so a bad request leaves nothing in the ledger.
 
-By default the depth is the shallowest that gives many more subproblems than workers
-(:data:`PER_WORKER` each, at least :data:`MINIMUM`), so the slow ones do not leave
-workers idle at the end; ``split_depth`` or ``subproblems`` ask for a depth or a count.
+By default the planner is the run's first worker: it searches the whole tree itself for
+:data:`TRIAL_SECONDS` (the one planned subproblem, the root, under that budget).  A run
+that ends by then needs no workers at all (Soma, the 8x8 board less its centre); a bigger
+one is handed on as the trial's unexplored frontier, divided into :data:`PER_WORKER`
+pieces per worker, with a task budget sized from the trial's progress (the frontier
+donation of each budget takes care of the heavy tail).  ``split_depth`` or ``subproblems``
+ask for a fixed split instead (the shallowest depth with that many subproblems).
 """
 from __future__ import annotations
 
+import datetime as dt
 import time
 from dataclasses import dataclass, replace
 from fractions import Fraction
@@ -19,14 +24,25 @@ from core.errors import ProblemError
 from core.estimate import Band, Estimate, estimate
 from core.library import load
 from core.problem import Problem
-from core.search import SolveRequest, Solver, Subpath
+from core.search import SolveRequest, SolveResult, Solver, Subpath
+from core.symmetry import OrbitCounter
 
 from .db import Ledger
-from .run_options import ExecutorKind, Mode, RunOptions
+from .models import utcnow
+from .run_options import DEFAULT_BUDGET, ExecutorKind, Mode, RunOptions
+from .work import outcome_of, request_for
 
 PER_WORKER = 32
 MINIMUM = 64
 MAX_DEPTH = 12
+#: how long the planner searches the tree itself before any worker starts
+TRIAL_SECONDS = 0.5
+#: the frontier left by the trial, divided into this many pieces per worker
+PIECES_PER_WORKER = 8
+#: a task budget chosen from the trial (local runs): the estimated time over this many
+#: tasks per worker, within these bounds
+TASKS_PER_WORKER = 4
+MIN_TASK_SECONDS = 1.0
 
 
 @dataclass
@@ -34,9 +50,19 @@ class Plan:
     frontier: list[Subpath]
     depth: int | None
     seconds: float
+    #: how the count goes by orbits of the symmetry group (the anchor, the group), if it does
+    symmetry: str | None = None
+    #: the result of the one planned subproblem (the root), found while planning
+    first: SolveResult | None = None
 
     def to_json(self) -> dict:
-        return {"subproblems": len(self.frontier), "depth": self.depth, "seconds": round(self.seconds, 6)}
+        out = {"subproblems": len(self.frontier), "depth": self.depth, "seconds": round(self.seconds, 6)}
+        if self.symmetry:
+            out["symmetry"] = self.symmetry
+        if self.first is not None:
+            out["trial"] = {"seconds": round(self.first.stats.seconds, 6), "complete": self.first.complete,
+                            "handed_on": len(self.first.frontier)}
+        return out
 
 
 def plan(
@@ -115,9 +141,12 @@ class PreparedRun:
     solver: Solver
     plan: Plan
     estimate: Estimate | None = None
+    #: when planning began: the run's start, so that its seconds count the planning
+    started: dt.datetime | None = None
 
     def create(self, ledger: Ledger, executor: ExecutorKind) -> int:
-        """Write the run and its subproblems; the run id."""
+        """Write the run, its subproblems and what planning found, in one transaction;
+        the run id."""
         from .ledger import create_run
 
         plan_stats = self.plan.to_json()
@@ -125,9 +154,12 @@ class PreparedRun:
         if self.estimate is not None:
             plan_stats["estimate"] = estimate_json(self.estimate)
             estimated = round(self.estimate.nodes.value)
+        first = self.plan.first
         return create_run(ledger, problem=self.problem, mode=self.mode, options=self.options, executor=executor,
                           frontier=self.plan.frontier, plan_stats=plan_stats, verify_fraction=self.options.verify,
-                          estimated_nodes=estimated)
+                          estimated_nodes=estimated, started=self.started,
+                          first=None if first is None else lambda run_id, sub_id: outcome_of(first, run_id, sub_id,
+                                                                                            self.mode))
 
     @property
     def by_levels(self) -> bool:
@@ -141,26 +173,62 @@ def whole_count(mode: Mode, options: RunOptions) -> bool:
             and options.node_budget is None and not options.verify)
 
 
-def prepare(request: RunRequest, *, workers: int) -> PreparedRun:
+def prepare(request: RunRequest, *, workers: int, trial: bool = True) -> PreparedRun:
     """Load the problem, settle the engine and the method (:func:`core.engines.choose_method`),
     build the solver, plan (and estimate, when asked): everything that can fail on bad
-    input, before anything is written."""
+    input, before anything is written.  ``trial``: the planner searches first (see the
+    module text) unless a split is asked for."""
+    started = utcnow()
     options = request.options
     if options.solver.method is Method.LEVELS and request.mode is not Mode.COUNT:
         raise ProblemError(f"{request.target}: --by-levels counts (no --all or --first) with the kernel engine")
     problem = load(request.target, request.kind)
-    choice = choose_method(problem, options.solver, whole_count=whole_count(request.mode, options))
+    # counting by orbits is for counts; --distinct counts its own way
+    asked = replace(options.solver, symmetry=options.solver.symmetry and request.mode is Mode.COUNT
+                    and not options.solver.distinct)
+    choice = choose_method(problem, asked, whole_count=whole_count(request.mode, options))
     settled = replace(choice.options, engine=engine_for(problem, choice.options).name)
+    solver = solver_for(problem, settled)
+    by_orbits = isinstance(solver, OrbitCounter)
+    settled = replace(settled, symmetry=by_orbits)  # what the run does, where the model has no group too
     options = replace(options, solver=settled, method_reason=choice.reason if options.solver.method is Method.AUTO
                       else None)
-    solver = solver_for(problem, settled)
     split_depth = options.split_depth
-    if settled.method is Method.LEVELS and split_depth is None and options.subproblems is None:
-        split_depth = 0  # one level count shares its states; split ones would not
-    the_plan = plan(solver, workers=workers, split_depth=split_depth, subproblems=options.subproblems,
-                    first=request.mode is Mode.FIRST)
-    prepared = PreparedRun(problem, request.mode, options, solver, the_plan)
+    prepared = PreparedRun(problem, request.mode, options, solver, Plan([], 0, 0.0), started=started)
     # no estimate for --first (it stops early) nor a level count (it walks no tree)
     if request.estimate and request.mode is not Mode.FIRST and settled.method is not Method.LEVELS:
         prepared.estimate = quick_estimate(solver)
+    if trial and split_depth is None and options.subproblems is None:
+        prepared.plan = plan_by_trial(solver, request.mode, options, workers)
+        if options.budget is None:
+            prepared.options = replace(options, budget=task_budget(prepared.plan.first, workers))
+    else:
+        prepared.plan = plan(solver, workers=workers, split_depth=split_depth, subproblems=options.subproblems,
+                             first=request.mode is Mode.FIRST)
+    if by_orbits:
+        prepared.plan.symmetry = solver.description
     return prepared
+
+
+def plan_by_trial(solver: Solver, mode: Mode, options: RunOptions, workers: int) -> Plan:
+    """The root as the one subproblem, searched here for :data:`TRIAL_SECONDS` (``first``:
+    to its end); what is left, divided into :data:`PIECES_PER_WORKER` pieces per worker."""
+    started = time.perf_counter()
+    seconds = None if mode is Mode.FIRST else min(TRIAL_SECONDS, options.task_seconds)
+    result = solver.solve((), request_for(mode, options, seconds))
+    if result.frontier and mode is not Mode.FIRST:
+        result.frontier = solver.divide(result.frontier, PIECES_PER_WORKER * workers)
+    return Plan([Subpath((), Fraction(1))], 0, time.perf_counter() - started, first=result)
+
+
+def task_budget(trial: SolveResult | None, workers: int) -> float:
+    """A task budget from the trial's progress: the whole run's time, extrapolated from the
+    weight the trial finished, shared as :data:`TASKS_PER_WORKER` tasks per worker, between
+    :data:`MIN_TASK_SECONDS` and the default budget."""
+    if trial is None or trial.complete:
+        return DEFAULT_BUDGET
+    done = float(trial.weight_done)
+    if done <= 0:
+        return DEFAULT_BUDGET
+    total = trial.stats.seconds / done
+    return max(MIN_TASK_SECONDS, min(DEFAULT_BUDGET, total / (TASKS_PER_WORKER * workers)))

@@ -44,8 +44,9 @@ class RunOptions:
     solver: SolverOptions = field(default_factory=SolverOptions)
     #: why the method was chosen, when it was chosen automatically (None: asked for)
     method_reason: str | None = None
-    #: time budget of one task (seconds); then it donates its frontier
-    budget: float = DEFAULT_BUDGET
+    #: time budget of one task (seconds); then it donates its frontier.  None: chosen
+    #: when the run is planned (see scheduler.planning)
+    budget: float | None = None
     #: node budget of one task (tests: deterministic frontier donation)
     node_budget: int | None = None
     #: how long a worker owns a task (default: see :meth:`lease_seconds`)
@@ -66,18 +67,24 @@ class RunOptions:
     def queue_name(self) -> str:
         return self.queue or DEFAULT_QUEUE
 
+    @property
+    def task_seconds(self) -> float:
+        """The time budget of one task."""
+        return DEFAULT_BUDGET if self.budget is None else float(self.budget)
+
     def lease_seconds(self) -> float:
         """How long a worker owns a subproblem: ``lease`` when given, else twice the
         budget plus half a minute — or, for a level count, at least an hour."""
         if self.lease is not None:
             return float(self.lease)
-        default = 2 * self.budget + 30.0
+        default = 2 * self.task_seconds + 30.0
         return max(default, LEVELS_LEASE) if self.solver.method is Method.LEVELS else default
 
     def to_json(self) -> dict[str, Any]:
         s = self.solver
         return {
             "engine": s.engine, "distinct": s.distinct, "memo": s.memo, "method": str(s.method),
+            "symmetry": s.symmetry,
             "method_reason": self.method_reason, "budget": self.budget, "node_budget": self.node_budget,
             "lease": self.lease, "limit": self.limit, "split_depth": self.split_depth,
             "subproblems": self.subproblems, "verify": self.verify, "verify_seed": self.verify_seed,
@@ -94,10 +101,10 @@ class RunOptions:
             if levels == "auto":
                 reason = "counting by levels (chosen automatically)"
         solver = SolverOptions(data.get("engine"), bool(data.get("distinct")), data.get("memo", True) is not False,
-                               Method(method))
+                               Method(method), bool(data.get("symmetry")))  # runs recorded before: no symmetry
         budget = data.get("budget")
         return cls(
-            solver=solver, method_reason=reason, budget=DEFAULT_BUDGET if budget is None else float(budget),
+            solver=solver, method_reason=reason, budget=None if budget is None else float(budget),
             node_budget=data.get("node_budget"), lease=data.get("lease"), limit=data.get("limit"),
             split_depth=data.get("split_depth"), subproblems=data.get("subproblems"), verify=data.get("verify"),
             verify_seed=data.get("verify_seed"), workers=data.get("workers"), queue=data.get("queue"),

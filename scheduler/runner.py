@@ -165,6 +165,11 @@ def run_local(ledger: Ledger, run_id: int, workers: int, on_progress: ProgressHo
     meanwhile."""
     run = get_run(ledger, run_id)
     release_leases(ledger, run_id)  # this process takes the run over
+    if not has_open(ledger, run_id):  # planning finished it (or a resume finds it done): no pool
+        close_run(ledger, run_id)
+        if on_progress is not None:
+            on_progress()
+        return True
     driver = _LocalRun(ledger, run, workers)
     try:
         finished = driver.drive(on_progress)

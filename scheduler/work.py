@@ -15,7 +15,7 @@ from typing import Any, Hashable
 from core.engines import solver_for
 from core.library import from_spec
 from core.problem import Problem
-from core.search import Path, SolveRequest, Solver, Subpath
+from core.search import Path, SolveRequest, SolveResult, Solver, Subpath
 
 from .run_options import Mode, RunOptions
 
@@ -82,15 +82,16 @@ def worker_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
-def request_for(mode: Mode, options: RunOptions) -> SolveRequest:
+def request_for(mode: Mode, options: RunOptions, seconds: float | None = None) -> SolveRequest:
     """What one task of a run asks of the solver.  ``count``: count under the time budget
-    (and the node budget, when set); ``enumerate``: also list the solutions, at most
-    :data:`ENUMERATE_BATCH` per task; ``first``: stop after ``limit`` solutions."""
+    (``seconds``, else the run's; and the node budget, when set); ``enumerate``: also list
+    the solutions, at most :data:`ENUMERATE_BATCH` per task; ``first``: stop after
+    ``limit`` solutions."""
+    budget = options.task_seconds if seconds is None else seconds
     if mode is Mode.COUNT:
-        return SolveRequest(seconds=options.budget, node_budget=options.node_budget)
+        return SolveRequest(seconds=budget, node_budget=options.node_budget)
     if mode is Mode.ENUMERATE:
-        return SolveRequest(listing=True, seconds=options.budget, node_budget=options.node_budget,
-                            limit=ENUMERATE_BATCH)
+        return SolveRequest(listing=True, seconds=budget, node_budget=options.node_budget, limit=ENUMERATE_BATCH)
     return SolveRequest(listing=True, limit=int(options.limit or 1))
 
 
@@ -98,15 +99,20 @@ def solve_task(solver: Solver, task: Task, mode: Mode, options: RunOptions) -> O
     """Search one subproblem as the run's mode and options say; whatever is left
     unexplored is the frontier (``first`` donates nothing: the run ends there)."""
     result = solver.solve(task.path, request_for(mode, options))
-    frontier = [] if mode is Mode.FIRST else list(result.frontier)
     if result.weight != task.weight:
         raise ValueError(
             f"subproblem {task.sub_id}: the solver weighs path {list(task.path)} "
             f"{result.weight}, the ledger {task.weight}"
         )
+    return outcome_of(result, task.run_id, task.sub_id, mode)
+
+
+def outcome_of(result: SolveResult, run_id: int, sub_id: int, mode: Mode) -> Outcome:
+    """A solver's result as the ledger records it for subproblem ``sub_id``."""
+    frontier = [] if mode is Mode.FIRST else list(result.frontier)
     return Outcome(
-        run_id=task.run_id,
-        sub_id=task.sub_id,
+        run_id=run_id,
+        sub_id=sub_id,
         count=result.count,
         distinct=result.distinct,
         nodes=result.stats.nodes,
@@ -117,5 +123,5 @@ def solve_task(solver: Solver, task: Task, mode: Mode, options: RunOptions) -> O
         solutions=[tuple(s) for s in result.solutions] if result.solutions is not None else None,
         stopped_by=result.stopped_by,
         worker=worker_name(),
-        path=tuple(task.path),
+        path=tuple(result.path),
     )

@@ -527,24 +527,35 @@ class PolyformProblem(Problem):
 
     def symmetry(self) -> OptionSymmetry:
         """The rotations and reflections of the board that map the piece set to itself,
-        acting on the placements."""
+        acting on the items: cells to cells, piece kinds to piece kinds."""
+        return self._symmetry
+
+    @cached_property
+    def _symmetry(self) -> OptionSymmetry:
+        ec, _, _, item_of_kind = self._compiled
+        index = self.board.index
+        cell_base = 0 if self.goal == "fill" else len(item_of_kind)
+        cell_items = [cell_base + index[c] for c in self.board.order]
+        items = []
+        for g in self.group:
+            image = list(range(ec.n_items))
+            for c, i in zip(self.board.order, cell_items):
+                image[i] = cell_base + index[g.cell(c)]
+            for k, i in item_of_kind.items():
+                image[i] = item_of_kind[g.kinds[k]]
+            items.append(tuple(image))
         dims = "x".join(map(str, self.board.dims))
         order = len(self.group)
-        return OptionSymmetry(tuple(self.option_permutations), self._fixed_single_pieces(),
-                              f"the {order} symmetr{'y' if order == 1 else 'ies'} of the {dims} board and its pieces")
+        return OptionSymmetry(ec, items, f"the {order} symmetr{'y' if order == 1 else 'ies'} of the {dims} board "
+                              "and its pieces", self._fixed_single_pieces())
 
     @cached_property
     def group(self):
         """The symmetries of the problem (board and piece set), identity first."""
         from .symmetry import symmetry_group
 
-        return symmetry_group(self.board, [frozenset(p.forms) for p in self.pieces], [p.count for p in self.pieces])
-
-    @cached_property
-    def option_permutations(self) -> list[tuple[int, ...]]:
-        from .symmetry import option_permutations
-
-        return option_permutations(self.group, self.placements)
+        return symmetry_group(self.board, [frozenset(p.forms) for p in self.pieces], [p.count for p in self.pieces],
+                              [p.rotate for p in self.pieces])
 
     def _fixed_single_pieces(self) -> dict[int, list[int]]:
         """Option ids of each kind placed exactly once and mapped to itself by G."""

@@ -62,6 +62,9 @@ memo_option = click.option("--no-memo", is_flag=True,
 by_levels_option = click.option("--by-levels", is_flag=True,
                                 help="count level by level over frontier states instead of searching "
                                      "(plain covers of at most 128 items, or whose options fit one window)")
+symmetry_option = click.option("--no-symmetry", is_flag=True,
+                                help="count every symmetric copy by search instead of one per orbit of the problem's "
+                                     "symmetry group (counts only; the default uses the group where the model has one)")
 by_search_option = click.option("--by-search", is_flag=True,
                                 help="count by searching even where counting by levels is expected to pay "
                                      "(the default chooses)")
@@ -78,10 +81,12 @@ _RUN_OPTIONS = [
     memo_option,
     by_levels_option,
     by_search_option,
+    symmetry_option,
     click.option("--split-depth", type=click.IntRange(min=0), metavar="D", help="split at this depth"),
     click.option("--subproblems", type=click.IntRange(min=1), metavar="N", help="split into at least N subproblems"),
-    click.option("--budget", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_BUDGET, show_default=True,
-                 metavar="SECONDS", help="time budget of one task; then it donates its frontier"),
+    click.option("--budget", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
+                 help=f"time budget of one task; then it donates its frontier (default: sized from the first "
+                      f"half second's progress, at most {DEFAULT_BUDGET:g})"),
     click.option("--node-budget", type=click.IntRange(min=1), metavar="NODES", hidden=True,
                  help="node budget of one task (for tests: deterministic frontier donation)"),
     click.option("--lease", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS", hidden=True,
@@ -97,17 +102,19 @@ _RUN_OPTIONS = [
     progress_option,
 ]
 _RUN_NAMES = ("name_or_file", "kind", "count_flag", "all_flag", "first", "distinct", "engine", "no_memo", "by_levels",
-              "by_search", "split_depth", "subproblems", "budget", "node_budget", "lease", "verify", "verify_seed",
+              "by_search", "no_symmetry", "split_depth", "subproblems", "budget", "node_budget", "lease", "verify", "verify_seed",
               "no_estimate")
 
 
-def solver_options(engine: str | None, distinct: bool, no_memo: bool, by_levels: bool,
-                   by_search: bool) -> SolverOptions:
-    """The solver options the flags ask for: the method is chosen unless one is named."""
+def solver_options(engine: str | None, distinct: bool, no_memo: bool, by_levels: bool, by_search: bool,
+                   no_symmetry: bool = False) -> SolverOptions:
+    """The solver options the flags ask for: the method is chosen unless one is named; a
+    count goes by orbits of the symmetry group unless --no-symmetry (planning keeps it to
+    the counts it applies to)."""
     if by_levels and by_search:
         raise click.UsageError("give --by-levels or --by-search, not both")
     method = Method.LEVELS if by_levels else Method.SEARCH if by_search else Method.AUTO
-    return SolverOptions(engine, distinct, not no_memo, method)
+    return SolverOptions(engine, distinct, not no_memo, method, not no_symmetry)
 
 
 def _request(v: dict[str, Any]) -> RunRequest:
@@ -117,7 +124,8 @@ def _request(v: dict[str, Any]) -> RunRequest:
         raise click.UsageError("give --split-depth or --subproblems, not both")
     mode = Mode.ENUMERATE if v["all_flag"] else Mode.FIRST if v["first"] is not None else Mode.COUNT
     options = RunOptions(
-        solver=solver_options(v["engine"], v["distinct"], v["no_memo"], v["by_levels"], v["by_search"]),
+        solver=solver_options(v["engine"], v["distinct"], v["no_memo"], v["by_levels"], v["by_search"],
+                              v["no_symmetry"]),
         budget=v["budget"], node_budget=v["node_budget"], lease=v["lease"], limit=v["first"],
         split_depth=v["split_depth"], subproblems=v["subproblems"], verify=v["verify"],
         verify_seed=v["verify_seed"] if v["verify"] else None,

@@ -171,6 +171,9 @@ def show_text(s: dict[str, Any]) -> str:
     if solver.engine or options.method_reason:
         method = f"{solver.engine or 'the default engine'}, {solver.method}"
         lines.append(f"method       {method}" + (f" — {options.method_reason}" if options.method_reason else ""))
+    symmetry = (s.get("plan") or {}).get("symmetry")
+    if symmetry:
+        lines.append(f"symmetry     counted by orbits of {symmetry}")
     lines.append(f"status       {s['status']}" + (f": {s['error']}" if s["error"] else ""))
     lines.append(f"progress     {100 * s['progress']:.2f}% of the tree")
     lines += _estimate_lines(s)

@@ -3,6 +3,7 @@ once, verifications, progress.  The tables are :mod:`scheduler.models`; the conn
 is :mod:`scheduler.db`.
 
 * :mod:`.runs` — create, read, close (exact totals), fail, cancel, revive; progress.
+* :mod:`.subproblems` — a frontier written as pending subproblems.
 * :mod:`.leases` — lease subproblems to workers; expire and release leases.
 * :mod:`.results` — record a result exactly once, with its donated frontier, solutions
   and sampled verification, in one transaction.
@@ -34,8 +35,8 @@ from .runs import (
     progress,
     revive_run,
     run_spec,
-    subproblem_rows,
 )
+from .subproblems import subproblem_rows
 
 __all__ = [
     "Exchange", "Progress", "RunBrief", "brief_of", "cancel_run", "close_run", "create_run", "exchange",

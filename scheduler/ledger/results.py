@@ -18,7 +18,7 @@ from ..models import Solution, Subproblem, utcnow
 from ..states import OPEN, SubproblemState
 from ..work import Outcome
 from . import verifications as V
-from .runs import insert_subproblems, subproblem_rows
+from .subproblems import insert_subproblems, subproblem_rows
 from .verifications import Sampling
 
 SUB = Subproblem.__table__

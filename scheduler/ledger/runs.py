@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Sequence
 
 from sqlalchemy import Connection, bindparam, func, insert, select, text, update
 from sqlalchemy.orm import Session
@@ -19,39 +19,14 @@ from ..errors import LedgerError
 from ..models import Run, Subproblem, utcnow
 from ..run_options import ExecutorKind, Mode, RunOptions
 from ..states import OPEN, RunStatus, SubproblemState
+from ..work import Outcome
 from . import verifications as V
+from .results import record
+from .subproblems import insert_subproblems, subproblem_rows
 
 SUB = Subproblem.__table__
 RUN = Run.__table__
-_INSERT_SUBS = insert(SUB).returning(SUB.c.id, sort_by_parameter_order=True)
 _HAS_OPEN = select(SUB.c.id).where(SUB.c.run_id == bindparam("run_id"), SUB.c.state.in_(OPEN)).limit(1)
-
-
-def subproblem_rows(run_id: int, frontier: Iterable[Subpath], parent_id: int | None, now: dt.datetime | None):
-    rows = []
-    for sub in frontier:
-        num, den, approx = fraction_parts(sub.weight)
-        rows.append(
-            dict(
-                run_id=run_id,
-                path=path_text(sub.path),
-                depth=len(sub.path),
-                weight_num=num,
-                weight_den=den,
-                weight_f=approx,
-                parent_id=parent_id,
-                state=SubproblemState.PENDING,
-                attempts=0,
-                queued_at=now,
-            )
-        )
-    return rows
-
-
-def insert_subproblems(conn: Connection | Session, rows: list[dict]) -> list[int]:
-    if not rows:
-        return []
-    return [r[0] for r in conn.execute(_INSERT_SUBS, rows)]
 
 
 def create_run(
@@ -65,10 +40,17 @@ def create_run(
     plan_stats: dict[str, Any] | None = None,
     verify_fraction: float | None = None,
     estimated_nodes: int | None = None,
+    started: dt.datetime | None = None,
+    first: Callable[[int, int], Outcome] | None = None,
 ) -> int:
-    """The run row and one pending row per subproblem, in one transaction."""
+    """The run row and one pending row per subproblem, in one transaction; ``started``:
+    when its planning began (its ``created_at``, so its seconds count the planning).
+    ``first(run_id, sub_id)``: the result of the single planned subproblem, found while
+    planning, recorded in the same transaction (with its donated frontier)."""
     if sum((s.weight for s in frontier), Fraction(0)) != 1:
         raise ValueError("the planned subproblems' weights do not add up to 1")
+    if first is not None and len(frontier) != 1:
+        raise ValueError("a result found while planning is the result of the one planned subproblem")
     with ledger.session() as session:
         run = Run(
             name=str(problem.name),
@@ -81,13 +63,15 @@ def create_run(
             status=RunStatus.RUNNING,
             n_planned=len(frontier),
             plan_stats=plan_stats,
-            created_at=utcnow(),
+            created_at=started or utcnow(),
             verify_fraction=verify_fraction,
             estimated_nodes=estimated_nodes,
         )
         session.add(run)
         session.flush()
-        insert_subproblems(session, subproblem_rows(run.id, frontier, None, None))
+        ids = insert_subproblems(session, subproblem_rows(run.id, frontier, None, None))
+        if first is not None:
+            record(session, first(run.id, ids[0]), sampling=V.sampling_of(verify_fraction, options.verify_seed))
         return run.id
 
 

@@ -164,7 +164,9 @@ def test_queens_pattern_and_toml():
     assert load("queens-8").solver().count() == 92
     spec = spec_from_text('kind = "reduction"\nfactory = "core.reduction:n_queens"\n[args]\nn = 5\n',
                           source_name="q.toml")
-    assert from_spec(spec).solver(engine="kernel").count() == 10
+    assert from_spec(spec).solver().count() == 10
+    with pytest.raises(ProblemError, match="the kernel engine cannot search a reduction problem"):
+        from_spec(spec).solver(engine="kernel")
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,154 @@
+"""Counting by orbits of a symmetry group (core/symmetry.py): the weighted count equals
+the plain count on random boards and boxes with symmetry — holes placed symmetrically
+and not, pieces with symmetric placements, one-sided sets, piece counts and unlimited
+copies — and keeps the Solver contract (split and sum, budgets and their frontiers)."""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from core.errors import ProblemError
+from core.library import load
+from core.polyform import problem_from_text
+from core.search import SolveRequest
+from core.symmetry import OrbitCounter, best_anchor
+
+SHAPES = {"V": "##/#.", "I": "###", "D": "##", "O": "##/##", "T": "###/.#.", "S": ".##/##.", "L": "###/#..",
+          "P": "##/##/#."}
+
+
+def _board(rows: int, cols: int, holes: set) -> str:
+    return "\n".join("".join("#" if (y, x) in holes else "-" for x in range(cols)) for y in range(rows))
+
+
+def _images(rows: int, cols: int, cell: tuple[int, int], square: bool) -> set:
+    """A cell's images under the rectangle's symmetries (the square's, when square)."""
+    y, x = cell
+    out = {(y, x), (rows - 1 - y, x), (y, cols - 1 - x), (rows - 1 - y, cols - 1 - x)}
+    if square:
+        out |= {(b, a) for a, b in list(out)}
+    return out
+
+
+@st.composite
+def symmetric_problems(draw):
+    """A board (rows x cols, a square sometimes), holes made symmetric or not, and pieces
+    that fill it exactly: each once, twice, or dominoes in any number to make up the area."""
+    square = draw(st.booleans())
+    rows = draw(st.integers(2, 5))
+    cols = rows if square else draw(st.integers(2, 6))
+    cells = [(y, x) for y in range(rows) for x in range(cols)]
+    holes = set(draw(st.lists(st.sampled_from(cells), max_size=2)))
+    if draw(st.booleans()):  # symmetric holes: the pieces keep the whole group
+        holes = set().union(*(_images(rows, cols, c, square) for c in holes)) if holes else set()
+    free = rows * cols - len(holes)
+    assume(free >= 2)
+    names = draw(st.lists(st.sampled_from(sorted(SHAPES)), min_size=1, max_size=3, unique=True))
+    pieces, area = {}, 0
+    for name in names:
+        size = SHAPES[name].count("#")
+        count = draw(st.integers(1, 2))
+        if area + size * count <= free:
+            pieces[name] = (str(count), draw(st.booleans()))
+            area += size * count
+    gap = free - area
+    if gap % 2:
+        return None
+    if gap:
+        pieces["D"] = ("\"any\"" if draw(st.booleans()) or "D" in pieces else str(gap // 2), True)
+    return rows, cols, holes, pieces
+
+
+def _text(rows, cols, holes, pieces) -> str:
+    out = f'kind = "polyform"\nboard = """\n{_board(rows, cols, holes)}\n"""\n'
+    for name, (count, mirror) in pieces.items():
+        shape = SHAPES[name].replace("/", "\n")
+        out += f'\n[[pieces]]\nname = "{name}"\nshape = """\n{shape}\n"""\ncount = {count}\nmirror = {str(mirror).lower()}\n'
+    return out
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(symmetric_problems())
+def test_the_count_by_orbits_is_the_count(drawn):
+    assume(drawn is not None)
+    try:
+        p = problem_from_text(_text(*drawn), format="toml")
+    except ProblemError:
+        return  # no combination of the pieces fills the board
+    plain = p.solver().count()
+    by_orbits = p.solver(symmetry=True)
+    assert by_orbits.count() == plain
+    assert p.solver(symmetry=True, engine="reference").count() == plain
+    if isinstance(by_orbits, OrbitCounter):
+        # the laws of the contract: split and sum, a budget resumed from its frontier
+        for depth in (1, 2, 3):
+            frontier = by_orbits.split(depth)
+            assert sum((s.weight for s in frontier), Fraction(0)) == 1
+            assert sum(by_orbits.count(s.path) for s in frontier) == plain
+        total, todo = 0, [()]
+        while todo:
+            r = by_orbits.solve(todo.pop(), SolveRequest(node_budget=3))
+            total += r.count
+            assert r.weight_done + sum((s.weight for s in r.frontier), Fraction(0)) == r.weight
+            todo.extend(s.path for s in r.frontier)
+        assert total == plain
+
+
+BOXES = [
+    ("2x2x3 of I and V trominoes", "2x2x3", [("I3", "###", "2"), ("V", "##/#.", "2")]),
+    ("2x3x3 of tetracubes", "2x3x3", [("L4", "###/#..", "any"), ("T4", "###/.#.", "any"), ("D", "##", "any")]),
+]
+
+
+@pytest.mark.parametrize("what,size,pieces", BOXES, ids=[b[0] for b in BOXES])
+def test_boxes_count_the_same_by_orbits(what, size, pieces):
+    dims = [int(d) for d in size.split("x")]
+    text = f'kind = "polyform"\nsize = {dims}\n'
+    for name, shape, count in pieces:
+        shape = shape.replace("/", "\n")
+        count = f'"{count}"' if count == "any" else count
+        text += f'\n[[pieces]]\nname = "{name}"\nshape = """\n{shape}\n"""\ncount = {count}\n'
+    p = problem_from_text(text, format="toml")
+    assert p.solver(symmetry=True).count() == p.solver().count() > 0
+
+
+@pytest.mark.parametrize("name", ["pentomino-6x10", "pentomino-5x12", "pentomino-4x15", "pentomino-3x20",
+                                  "pentomino-8x8-centre", "soma", "pentomino-seed-5x5", "bitmask-seed-5x5",
+                                  "tilepuzzle-seed-hexominoes", "tilepuzzle-seed-octominoes", "dominoes-8x8"])
+def test_library_counts_by_orbits(name):
+    from core.library import library
+
+    known = {e.name: e.known for e in library()}[name]
+    solver = load(name).solver(symmetry=True)
+    assert isinstance(solver, OrbitCounter)
+    assert solver.count() == known["solutions"]
+
+
+@pytest.mark.slow
+def test_pentacube_box_by_orbits():
+    assert load("pentacubes-3x4x5").solver(symmetry=True).count() == 31_520
+
+
+def test_the_anchor_and_what_show_says():
+    p = load("pentomino-6x10")
+    solver = p.solver(symmetry=True)
+    assert solver.anchor.item == p.exact_cover().items.index("X")  # the X pentomino: fewest orbits
+    assert sum(r.orbit for r in solver.anchor.representatives) == solver.anchor.covering
+    assert solver.description.startswith("X: 7 of its 28 options, one per orbit of 4 of the 4 symmetries")
+
+
+def test_no_group_no_orbits_and_listing_is_refused():
+    # a board without symmetry (two holes in one corner): nothing to use
+    text = 'kind = "polyform"\nboard = """\n##--\n----\n"""\n[[pieces]]\nname = "D"\nshape = "##"\ncount = "any"\n'
+    p = problem_from_text(text, format="toml")
+    assert not isinstance(p.solver(symmetry=True), OrbitCounter)
+    assert best_anchor(p.symmetry(), range(p.symmetry().order)) is None
+    with pytest.raises(ValueError, match="lists no solutions"):
+        load("soma").solver(symmetry=True).solve((), SolveRequest(listing=True))
+
+
+def test_sudoku_has_no_group_and_symmetry_is_simply_not_used():
+    assert load("sudoku-4x4").solver(symmetry=True).count() == 288
