@@ -3,7 +3,7 @@ with the exact-cover kernel beside the generic tile-reduction engine.
 
     PYTHONPATH=. .venv/bin/python bench/bench_sudoku.py [--full-6x6] [--cube]
 
-Every answer is checked by an independent checker (not the model's own ``verify``).
+Every answer is checked by an independent checker (not the model's own ``is_solution``).
 Each puzzle is solved with ``limit=2``, so "unique" below is also checked.
 """
 from __future__ import annotations

@@ -45,7 +45,63 @@
  *   list, when the conflict table would not fit) and the live counts as uint16 lanes per
  *   level; the branches are then live & item_bits[i]; see expand_plain_mrv().
  *
- * Designs tried and dropped: see README (performance section).
+ * DESIGNS MEASURED AND DROPPED
+ *
+ *   Measured on 2026-11-26 on the project's 2-core x86_64 machine, on the same trees (same
+ *   node counts) as the code above, A/B in one process where the gain was small.  Kept
+ *   here so that whoever changes the search sees what has been tried; the timings of the
+ *   current code are in docs/performance.md.
+ *
+ *   MRV on plain covers:
+ *   - bit-sliced live counts instead of uint16 lanes: a carry loop per dying option,
+ *     2.5x slower (mispredicted);
+ *   - wider count lanes: 32-byte AVX2 lanes via target_clones were no faster than SSE2;
+ *     32- and 64-byte lanes (AVX2, AVX-512) made the MRV kernel 10% faster at best, not
+ *     worth a second code path (the kernel is built for baseline x86-64);
+ *   - the dying options summed in bytes before one widening subtract: half the loads, no
+ *     faster (the loop is not load-bound);
+ *   - the dying options' ids decoded four per word, branch-free, before the subtracts:
+ *     30% slower;
+ *   - a hitting-set "isolated item" check: fewer nodes, no faster;
+ *   - a lookahead for children left with an item without options (two nodes in three are
+ *     such dead ends): the parent lists its uncovered items with at most k live options,
+ *     and a branch that conflicts with all of one item's options is counted as a leaf
+ *     without being expanded (same tree and statistics).  With k = 3, 8, 30 it skips 12%,
+ *     50%, 87% of the 6x10 pentomino box's 2.4 M dead ends and takes 1.15, 1.21, 2.13 s
+ *     against 1.13 s without: the lists cost what the skipped expansions did;
+ *   - MRV's tie-break, by renumbering the items (pieces first; cells by fewest options
+ *     first or last; cells reversed): the trees stay within 1.5% of each other (3x4x5
+ *     pentacube box 45.8-47.1 M nodes, 6x10 3.61-3.63 M, 8x8 less its centre 289-293 k,
+ *     Soma 255-257 k), so the branching order is no lever.
+ *
+ *   First-item branching ("first"):
+ *   - occupancy-indexed lead lists: fewer tests, no faster;
+ *   - lead lists cut into runs by piece item, so that a placed piece skips its run: fewer
+ *     tests, 5-15% slower (the run loop mispredicts).
+ *
+ *   Counting:
+ *   - meeting in the middle: the left half filled first-cell-first, the right half from
+ *     the far end with "left for the other side" branches, joined on complementary
+ *     states.  The right count, but 1.5 s on the 6x10 at the best cut (the doomed partial
+ *     fills of each half are not pruned);
+ *   - a full counting memo on the first-empty-cell tree of bench/bitboard.c (every state
+ *     stored, a 16 M-entry table): the 6x10 falls from 25.8 M to 5.0 M nodes but costs
+ *     1.1 s in cache misses;
+ *   - a table for the last pieces of the pentacube box: its MRV tree's 46.4 M nodes (no
+ *     memo) lie 76% at depths 8-12 (four pieces or fewer left), 63% are dead ends, and
+ *     there is about 1.2 node below each node at depth 8, so such a table would replace
+ *     little work.
+ *   Level counting's own trials are in the docstring of core/frontier.py.
+ *
+ * TARGETS NOT YET MET
+ *
+ *   Issue 7 asked for 10x xcover's time on the 8x8 board less its centre and 20x on the
+ *   3x4x5 pentacube box.  The search is 4.9-6.9x xcover on the first and 2.8-3.6x on the
+ *   second, which does not fit counting by levels (over 100 M states at a middle level).
+ *   Per node, MRV costs 300-500 ns on the pentomino boxes (the machine's speed varies from
+ *   day to day); what remains is the live-count update for the ~70 options that die at
+ *   each node, which any MRV search pays.  Neither MRV nor first-empty-cell search,
+ *   however lean, reaches 20x xcover: that needs a different algorithm, not a faster loop.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

@@ -22,6 +22,28 @@ grow about exponentially with it.  So ``KernelSolver(levels="auto")`` (the comma
 default) counts by levels a cover of band at most :data:`AUTO_MAX_BAND` whose search did
 not end within :data:`AUTO_TRIAL_NODES` nodes; ``levels=True`` (``--by-levels``) always
 tries, ``levels=False`` (``--by-search``) never.
+
+Designs measured and dropped (2026-11-26, the project's 2-core x86_64 machine; the
+6x10 is the pentomino box, the 8x8 the board less its centre 2x2):
+
+* one width for every state: 128-bit states and counts throughout took 0.61 s on the
+  6x10 against 0.49 s with the 64-bit path for states that fit one window;
+* hashing instead of sorting: bucketed hash tables per level took 0.44 s on the 6x10
+  against 0.35 s for the radix sort, and one big hash table cost a cache miss per move,
+  2.5x slower still;
+* testing each (lead, piece) group of options for an unused piece instead of iterating
+  the bits of the state's free tail: a mispredicted branch per group, twice the tests;
+* flooding from each cell around a move to find walled-in regions, instead of the
+  neighbour shifts: it cut more states but cost as much as it saved;
+* dropping frontier states with a dead cell, in a Python prototype counting tests (the
+  8x8 without walls): checking the next four cells saves 50 M move tests and costs 70 M
+  option probes; checking every cell cuts the expansions from 2.8 M to 0.3 M at a still
+  higher price;
+* the 3x4x5 pentacube box by levels in each of the six axis orders: each over 3 GB of
+  states; and by levels below the MRV tree's nodes at depths 2-5: 3-4x the search's
+  time there;
+* the 8x8 split on the X piece's 20 placements, then each part by levels: 1.29 M states
+  in all against 0.93 M counted whole (split counts share no states).
 """
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 """The polyform model: polyominoes and polycubes filling or packing a board.
 
 ``core.polyform.solutions(problem)`` yields solutions lazily; ``problem_from_text``
-builds a problem from TOML or tile-puzzle text.  See docs/readme/polyform.md.
+builds a problem from TOML or tile-puzzle text.  See docs/models.md (the model) and
+docs/formats.md (the files).
 """
 from .board import Board
 from .problem import Placement, PolyformProblem, PieceKind, Solution, problem_from_text, solutions

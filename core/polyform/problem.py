@@ -11,6 +11,20 @@ Compilation, in the order of :meth:`PolyformProblem.exact_cover`'s items:
 One option per placement (kind, orientation, position), except those that wall off a
 region of free cells that no combination of the other pieces can fill (fill goal) or
 that leave less usable room than the pieces still need (pack goal).
+
+Designs measured and dropped (2026-11-26, the project's 2-core x86_64 machine):
+
+* the region rule on plain fills (every piece exactly once, or cells only): MRV already
+  branches on the cell of a walled-off region that no live option covers, so the rule
+  prunes almost nothing there (the 6x10 pentomino box: 2.00 M nodes with it, 2.03 M
+  without) and the kernel's bitset path is twice as fast without its flood fill (1.5 s
+  against 2.7 s).  It stays for fills with piece counts (ranges, ``"any"``);
+* branching on the first empty cell (the seeds' order, ``heuristic="first"``) instead of
+  MRV: on the DLX files of bench/, without the memo, the 6x10 takes 2.1 s (25.8 M nodes)
+  against 1.2 s (3.6 M), the Soma cube 0.047 s against 0.040 s.  Before the kernel's
+  plain-cover path the gap was wider (the 6x10's 9,356 solutions 27.4 s against 8.3 s,
+  its distinct count 19.7 s against 2.0 s, the 8x8 less its centre 6.3 s against
+  0.76 s).
 """
 from __future__ import annotations
 
@@ -514,7 +528,7 @@ class PolyformProblem(Problem):
         return self._compiled[2]
 
     # -------------------------------------------------------------- solving
-    #: measured on pentomino-6x10 (README, polyforms)
+    #: measured against "first" on pentomino-6x10 (see the module docstring)
     default_heuristic = "mrv"
 
     def search_hints(self) -> SearchHints:

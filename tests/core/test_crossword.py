@@ -22,7 +22,7 @@ with open(CSV_PATH, encoding="utf-8") as fh:
 #: counts the seed did not know (library data).  The search counts them here and every
 #: grid it finds passes the independent rule check; the transfer method counts them again
 #: in test_crossword_transfer.  Entry 57 takes the Python search 35 minutes: it was
-#: checked by hand, subtree by subtree (see the README).
+#: checked by hand, subtree by subtree (see docs/models.md).
 FOUND = {n: c for n, c in FOUND_COUNTS.items() if n != 57}
 SLOW_ENTRIES = {21, 54}  # 21: about 18 s in the Python search; 54: 11 s to check its 24,651 grids
 
@@ -87,7 +87,7 @@ def test_library_registered():
 
 
 # -- every legal grid of a size --------------------------------------------------------------
-SEARCH_TOO_LONG = {(11, 11, "rotational")}  # 35 minutes: counted by hand, see the README
+SEARCH_TOO_LONG = {(11, 11, "rotational")}  # 35 minutes: counted by hand, see docs/performance.md
 
 
 @pytest.mark.parametrize("key", sorted(set(ALL_GRID_COUNTS) - SEARCH_TOO_LONG), ids=lambda k: f"{k[0]}x{k[1]}-{k[2]}")
