@@ -25,11 +25,11 @@ from . import catalog
 from .distinct import DistinctSolver
 from .errors import ProblemError
 from .exact_cover import ExactCover
-from .frontier import AUTO_MAX_BAND, AUTO_TRIAL_NODES, band, refusal, worth_trying
+from .frontier import AUTO_MAX_BAND, AUTO_TRIAL_NODES, band, refusal
 from .kernel import KernelSolver
 from .pruning import RegionRule
 from .reference import ReferenceSolver
-from .search import Solver
+from .search import SolveRequest, SolveResult, Solver
 from .symmetry import OptionSymmetry, OrbitCounter, best_anchor, countable
 
 
@@ -224,12 +224,15 @@ def _listing(names) -> str:
 
 
 # ----------------------------------------------------------------------------- choosing a method
-@dataclass(frozen=True)
+@dataclass
 class MethodChoice:
-    """How a whole count will go, and why (``reason`` is None when the caller chose)."""
+    """How a count will go, and why (``reason`` is None when the caller chose); the
+    solver built for it, and the trial's result when the trial counted everything."""
 
     options: SolverOptions
     reason: str | None = None
+    solver: Solver | None = None
+    trial: SolveResult | None = None
 
     @property
     def method(self) -> Method:
@@ -242,24 +245,31 @@ def choose_method(problem: Searchable, options: SolverOptions, *, whole_count: b
     Only a whole count (one count of the whole tree: no listing, split, node budget or
     verification) of a plain cover with the kernel, no ``--distinct`` and the memo on may
     go by levels: a cover whose band (:func:`core.frontier.band`) is at most
-    :data:`~core.frontier.AUTO_MAX_BAND` and whose search does not end within
-    :data:`~core.frontier.AUTO_TRIAL_NODES` nodes (which this runs).
+    :data:`~core.frontier.AUTO_MAX_BAND` and whose search (by orbits, when ``symmetry``)
+    does not end within :data:`~core.frontier.AUTO_TRIAL_NODES` nodes, which this runs —
+    a count that ends there is the answer (``trial``).  A level count goes without orbits:
+    one level count shares its states, one per orbit representative would not.
     """
     engine_for(problem, options)
     if options.method is not Method.AUTO:
-        return MethodChoice(options)
+        return MethodChoice(options, solver=solver_for(problem, options))
     searched = replace(options, method=Method.SEARCH)
     engine = engine_for(problem, searched)
     if not whole_count or engine.name != "kernel" or options.distinct or not options.memo:
         return MethodChoice(searched, "search: only a whole count with the kernel, no --distinct or --no-memo, "
-                                      "may go by levels")
+                                      "may go by levels", solver_for(problem, searched))
     ec = _cover_of(problem)
-    if not worth_trying(ec):
-        why = refusal(ec) or f"band {band(ec)} is past {AUTO_MAX_BAND}"
-        return MethodChoice(searched, f"search: not for counting by levels ({why})")
-    trial = KernelSolver(ec, problem.search_hints().heuristic, problem.search_hints().region, memo=options.memo)
-    if not trial.levels_pay():
-        return MethodChoice(searched, f"search: the tree ended within its {AUTO_TRIAL_NODES:,}-node trial")
-    return MethodChoice(replace(options, method=Method.LEVELS),
-                        f"counting by levels: band {band(ec)} (at most {AUTO_MAX_BAND}) and a search tree past "
-                        "its trial; --by-search to search instead")
+    why_not = refusal(ec)
+    width = band(ec) if why_not is None else None
+    solver = solver_for(problem, searched)
+    if why_not is None and width > AUTO_MAX_BAND:
+        why_not = f"band {width} is past {AUTO_MAX_BAND}"
+    if why_not is not None:
+        return MethodChoice(searched, f"search: not for counting by levels ({why_not})", solver)
+    trial = solver.solve((), SolveRequest(node_budget=AUTO_TRIAL_NODES))
+    if trial.complete:
+        return MethodChoice(searched, f"search: the tree ended within its {AUTO_TRIAL_NODES:,}-node trial", solver,
+                            trial)
+    levels = replace(options, method=Method.LEVELS, symmetry=False)
+    return MethodChoice(levels, f"counting by levels: band {width} (at most {AUTO_MAX_BAND}) and a search tree past "
+                                "its trial; --by-search to search instead", solver_for(problem, levels))

@@ -178,17 +178,18 @@ def prepare(request: RunRequest, *, workers: int, trial: bool = True) -> Prepare
     build the solver, plan (and estimate, when asked): everything that can fail on bad
     input, before anything is written.  ``trial``: the planner searches first (see the
     module text) unless a split is asked for."""
-    started = utcnow()
     options = request.options
     if options.solver.method is Method.LEVELS and request.mode is not Mode.COUNT:
         raise ProblemError(f"{request.target}: --by-levels counts (no --all or --first) with the kernel engine")
     problem = load(request.target, request.kind)
+    problem.exact_cover()  # reading the problem ends here (a model's own compiling included);
+    started = utcnow()     # the run starts: choosing how, planning, solving, recording
     # counting by orbits is for counts; --distinct counts its own way
     asked = replace(options.solver, symmetry=options.solver.symmetry and request.mode is Mode.COUNT
                     and not options.solver.distinct)
     choice = choose_method(problem, asked, whole_count=whole_count(request.mode, options))
     settled = replace(choice.options, engine=engine_for(problem, choice.options).name)
-    solver = solver_for(problem, settled)
+    solver = choice.solver or solver_for(problem, settled)
     by_orbits = isinstance(solver, OrbitCounter)
     settled = replace(settled, symmetry=by_orbits)  # what the run does, where the model has no group too
     options = replace(options, solver=settled, method_reason=choice.reason if options.solver.method is Method.AUTO
@@ -199,7 +200,10 @@ def prepare(request: RunRequest, *, workers: int, trial: bool = True) -> Prepare
     if request.estimate and request.mode is not Mode.FIRST and settled.method is not Method.LEVELS:
         prepared.estimate = quick_estimate(solver)
     if trial and split_depth is None and options.subproblems is None:
-        prepared.plan = plan_by_trial(solver, request.mode, options, workers)
+        if choice.trial is not None:  # choosing the method counted everything already
+            prepared.plan = Plan([Subpath((), Fraction(1))], 0, choice.trial.stats.seconds, first=choice.trial)
+        else:
+            prepared.plan = plan_by_trial(solver, request.mode, options, workers)
         if options.budget is None:
             prepared.options = replace(options, budget=task_budget(prepared.plan.first, workers))
     else:

@@ -116,7 +116,8 @@ def _report(app: App, ledger, prepared: PreparedRun, run_id: int, show_stats: bo
 @click.pass_obj
 def submit(app: App, request: RunRequest, queue: str | None, wait: bool) -> None:
     """Plan a run and queue its subproblems for Celery workers."""
-    from ..ledger import stale_pending
+    from ..ledger import close_run, stale_pending
+    from ..queries import run_summary
     from ..runner import CeleryExecutor
 
     executor = CeleryExecutor(app.broker_url)
@@ -124,10 +125,14 @@ def submit(app: App, request: RunRequest, queue: str | None, wait: bool) -> None
     request = replace(request, options=replace(request.options, queue=queue))
     ledger, prepared = _prepare(app, request, 8)
     run_id = prepared.create(ledger, ExecutorKind.CELERY)
-    executor.dispatch(run_id, stale_pending(ledger, run_id, 0.0), prepared.options.queue_name, ledger)
-    n = len(prepared.plan.frontier)
+    queue_name = prepared.options.queue_name
+    pending = stale_pending(ledger, run_id, 0.0)
+    executor.dispatch(run_id, pending, queue_name, ledger)
+    executor.dispatch_verifications(run_id, open_verifications(ledger, run_id), queue_name, ledger)
+    finished = close_run(ledger, run_id)  # planning may have counted everything
     if app.as_json:
-        data: dict[str, Any] = {"run_id": run_id, "status": RunStatus.RUNNING, "subproblems": n}
+        data: dict[str, Any] = {"run_id": run_id, "status": RunStatus.DONE if finished else RunStatus.RUNNING,
+                                "subproblems": len(pending)}
         if prepared.estimate is not None:
             data["estimate"] = prepared.estimate.to_json()
         app.echo_json(data)
@@ -136,12 +141,24 @@ def submit(app: App, request: RunRequest, queue: str | None, wait: bool) -> None
         line = render.before_the_run(prepared)
         if line:
             click.echo(line)
-        verify = prepared.options.verify
-        verified = f" (verifying a random {100 * verify:g}% of the complete ones)" if verify else ""
-        click.echo(f"run {run_id} submitted: {n} subproblem{'' if n == 1 else 's'} on queue "
-                   f"{prepared.options.queue_name}{verified}")
+        if finished:
+            click.echo(render.headline(run_summary(ledger, run_id)) + " (while planning: nothing left to queue)")
+        else:
+            verify = prepared.options.verify
+            verified = f" (verifying a random {100 * verify:g}% of the complete ones)" if verify else ""
+            n = len(pending)
+            click.echo(f"run {run_id} submitted: {n} subproblem{'' if n == 1 else 's'} on queue {queue_name}"
+                       f"{verified}")
     if wait:
         follow(app, ledger, run_id, executor)
+
+
+def open_verifications(ledger, run_id: int) -> list[int]:
+    """The subproblems whose verification waits for a worker (planning records one)."""
+    from ..ledger import verifications
+
+    with ledger.engine.begin() as conn:
+        return verifications.stale_verifications(conn, run_id, 0.0)
 
 
 def outages(executor) -> tuple[type[BaseException], ...]:
