@@ -16,6 +16,7 @@ sees a name.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Iterable, Sequence
 
 from .errors import ProblemError
@@ -191,6 +192,20 @@ class ExactCover:
         if item >= self.n_primary:
             return (0, 1)
         return self.bounds[item] if self.bounds else (1, 1)
+
+    @cached_property
+    def item_sets(self) -> tuple[frozenset[Item], ...]:
+        """The items of each option, as a set (computed once)."""
+        return tuple(frozenset(i for i, _ in option) for option in self.options)
+
+    @cached_property
+    def covering(self) -> tuple[tuple[int, ...], ...]:
+        """For each item, the options that use it, in increasing id (computed once)."""
+        out: list[list[int]] = [[] for _ in range(self.n_items)]
+        for k, option in enumerate(self.options):
+            for i, _ in option:
+                out[i].append(k)
+        return tuple(tuple(ks) for ks in out)
 
     def option_text(self, k: int) -> str:
         """An option as its DLX line (``item item:color ...``), or its label."""

@@ -56,15 +56,15 @@ class OptionSymmetry:
     @cached_property
     def _by_items(self) -> dict[frozenset[int], int]:
         index: dict[frozenset[int], int] = {}
-        for k, option in enumerate(self.ec.options):
-            index.setdefault(frozenset(i for i, _ in option), k)
+        for k, items in enumerate(self.ec.item_sets):
+            index.setdefault(items, k)
         return index
 
     def image(self, g: int, option: int) -> int:
         """The option element ``g`` maps ``option`` to (KeyError when the item
         permutation is not a symmetry of the cover)."""
         items = self.items[g]
-        return self._by_items[frozenset(items[i] for i, _ in self.ec.options[option])]
+        return self._by_items[frozenset([items[i] for i in self.ec.item_sets[option]])]
 
     @cached_property
     def permutations(self) -> tuple[tuple[int, ...], ...]:
@@ -112,16 +112,19 @@ class Anchor:
     covering: int
 
 
-def live_options(ec: ExactCover, given: Sequence[int]) -> list[int]:
+def live_options(ec: ExactCover, given: Sequence[int]) -> Sequence[int]:
     """The options that can still be chosen below the partial cover ``given``: none of
     their items saturated (covered once, or ``hi`` times for a multiplicity)."""
-    used = [0] * ec.n_items
+    if not given:
+        return range(ec.n_options)
+    sets = ec.item_sets
+    used: dict[int, int] = {}
     for k in given:
-        for i, _ in ec.options[k]:
-            used[i] += 1
+        for i in sets[k]:
+            used[i] = used.get(i, 0) + 1
+    full = frozenset(i for i, n in used.items() if n >= (ec.bound(i)[1] if i < ec.n_primary else 1))
     chosen = set(given)
-    return [k for k, option in enumerate(ec.options)
-            if k not in chosen and all(used[i] < (ec.bound(i)[1] if i < ec.n_primary else 1) for i, _ in option)]
+    return [k for k, items in enumerate(sets) if k not in chosen and full.isdisjoint(items)]
 
 
 def best_anchor(group: OptionSymmetry, elements: Sequence[int], given: Sequence[int] = ()) -> Anchor | None:
@@ -131,13 +134,17 @@ def best_anchor(group: OptionSymmetry, elements: Sequence[int], given: Sequence[
     by more than the identity.  Items are tried in order of the fewest representatives
     they could have (live options over subgroup order), so few orbits are computed."""
     ec = group.ec
-    live = live_options(ec, given)
-    covering: list[list[int]] = [[] for _ in range(ec.n_primary)]
-    for k in live:
-        for i, _ in ec.options[k]:
-            if i < ec.n_primary:
-                covering[i].append(k)
-    covered = {i for k in given for i, _ in ec.options[k]}
+    if given:
+        live = live_options(ec, given)
+        covering: Sequence[Sequence[int]] = [[] for _ in range(ec.n_primary)]
+        sets = ec.item_sets
+        for k in live:
+            for i in sets[k]:
+                if i < ec.n_primary:
+                    covering[i].append(k)  # type: ignore[attr-defined]
+    else:
+        covering = ec.covering
+    covered = {i for k in given for i in ec.item_sets[k]}
     candidates = []
     for i in range(ec.n_primary):
         if ec.bound(i) != (1, 1) or i in covered or not covering[i]:
@@ -177,7 +184,9 @@ class OrbitCounter(Solver):
     ``below(given)`` is the inner solver's search started from the partial cover
     ``given``.  Below a representative whose stabiliser is larger than the identity, the
     stabiliser is used again with an anchor of its own (``nested`` levels deep at most,
-    and only where that at least halves the first choices).  Paths are ``(j, *child
+    where that leaves fewer first choices: the pentacube box's representatives of the I
+    piece are each fixed by a reflection, and the second level takes its tree from 13.2 to
+    5.9 million nodes).  Paths are ``(j, *child
     path)`` for representative ``j``.  It counts only: listing would need the symmetric
     copies, which it never sees.
     """
@@ -217,7 +226,7 @@ class OrbitCounter(Solver):
             given = self.given + (rep.option,)
             if self.nested > 0 and len(rep.stabiliser) > 1:
                 inner = best_anchor(self.group, rep.stabiliser, given)
-                if inner is not None and 2 * len(inner.representatives) <= inner.covering:
+                if inner is not None and len(inner.representatives) < inner.covering:
                     solver = OrbitCounter(self.group, self._below, elements=rep.stabiliser, given=given,
                                           nested=self.nested - 1, anchor=inner)
             if solver is None:

@@ -15,6 +15,7 @@ ask for a fixed split instead (the shallowest depth with that many subproblems).
 from __future__ import annotations
 
 import datetime as dt
+import gc
 import time
 from dataclasses import dataclass, replace
 from fractions import Fraction
@@ -165,6 +166,13 @@ class PreparedRun:
     def by_levels(self) -> bool:
         return self.options.solver.method is Method.LEVELS
 
+    @property
+    def done_in_planning(self) -> bool:
+        """Whether planning counted everything (no worker needed; nothing to verify):
+        :meth:`create` writes the run closed."""
+        first = self.plan.first
+        return first is not None and first.complete and not self.options.verify
+
 
 def whole_count(mode: Mode, options: RunOptions) -> bool:
     """Whether the run is one count of the whole tree, which a single method may take on
@@ -183,6 +191,10 @@ def prepare(request: RunRequest, *, workers: int, trial: bool = True) -> Prepare
         raise ProblemError(f"{request.target}: --by-levels counts (no --all or --first) with the kernel engine")
     problem = load(request.target, request.kind)
     problem.exact_cover()  # reading the problem ends here (a model's own compiling included);
+    # the compiled problem lives as long as the command: the garbage collector need not
+    # scan its hundred thousand tuples again each time it runs (8x8 less its centre: the
+    # run's 0.12 s were 0.05 s of work and 0.07 s of collections)
+    gc.freeze()
     started = utcnow()     # the run starts: choosing how, planning, solving, recording
     # counting by orbits is for counts; --distinct counts its own way
     asked = replace(options.solver, symmetry=options.solver.symmetry and request.mode is Mode.COUNT

@@ -64,7 +64,8 @@ def solve(app: App, request: RunRequest, limit: int | None, show_stats: bool, sv
                 view.update(progress(ledger, run_id))
 
         try:
-            run_local(ledger, run_id, workers, on_progress=tick if view.enabled else None)
+            if not prepared.done_in_planning:
+                run_local(ledger, run_id, workers, on_progress=tick if view.enabled else None)
         except KeyboardInterrupt:
             click.echo(f"\ninterrupted: run {run_id} can go on with `tilecensus resume {run_id}`", err=True)
             sys.exit(130)

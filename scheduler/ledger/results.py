@@ -66,11 +66,15 @@ def record(conn: Connection | Session, outcome: Outcome, *, queued: bool = False
     )
     if V.wants_verification(sampling, outcome):
         V.insert_verification(conn, outcome, now if queued else None)
-    if outcome.solutions:
-        rows = [dict(run_id=outcome.run_id, subproblem_id=outcome.sub_id, options=pack(s)) for s in outcome.solutions]
-        for i in range(0, len(rows), SOLUTION_CHUNK):
-            conn.execute(_INSERT_SOLUTIONS, rows[i : i + SOLUTION_CHUNK])
+    insert_solutions(conn, outcome.run_id, outcome.sub_id, outcome.solutions or [])
     return children
+
+
+def insert_solutions(conn: Connection | Session, run_id: int, sub_id: int, solutions: Sequence[Sequence[int]]) -> None:
+    """A subproblem's solutions, packed (:func:`scheduler.codec.pack`), in chunks."""
+    rows = [dict(run_id=run_id, subproblem_id=sub_id, options=pack(s)) for s in solutions]
+    for i in range(0, len(rows), SOLUTION_CHUNK):
+        conn.execute(_INSERT_SOLUTIONS, rows[i : i + SOLUTION_CHUNK])
 
 
 def record_results(ledger: Ledger, outcomes: Sequence[Outcome], *, queued: bool = False,

@@ -21,11 +21,13 @@ from ..run_options import ExecutorKind, Mode, RunOptions
 from ..states import OPEN, RunStatus, SubproblemState
 from ..work import Outcome
 from . import verifications as V
-from .results import record
+from .results import insert_solutions, record
 from .subproblems import insert_subproblems, subproblem_rows
 
 SUB = Subproblem.__table__
 RUN = Run.__table__
+_INSERT_RUN = insert(RUN).returning(RUN.c.id)
+_INSERT_DONE = insert(SUB).returning(SUB.c.id)
 _HAS_OPEN = select(SUB.c.id).where(SUB.c.run_id == bindparam("run_id"), SUB.c.state.in_(OPEN)).limit(1)
 
 
@@ -51,28 +53,48 @@ def create_run(
         raise ValueError("the planned subproblems' weights do not add up to 1")
     if first is not None and len(frontier) != 1:
         raise ValueError("a result found while planning is the result of the one planned subproblem")
-    with ledger.session() as session:
-        run = Run(
-            name=str(problem.name),
-            kind=problem.kind,
-            spec=problem.spec,
-            spec_hash=problem.spec_hash,
-            mode=str(mode),
-            options=options.to_json(),
-            executor=str(executor),
-            status=RunStatus.RUNNING,
-            n_planned=len(frontier),
-            plan_stats=plan_stats,
-            created_at=started or utcnow(),
-            verify_fraction=verify_fraction,
-            estimated_nodes=estimated_nodes,
-        )
-        session.add(run)
-        session.flush()
-        ids = insert_subproblems(session, subproblem_rows(run.id, frontier, None, None))
+    sampling = V.sampling_of(verify_fraction, options.verify_seed)
+    row = dict(
+        name=str(problem.name), kind=problem.kind, spec=problem.spec, spec_hash=problem.spec_hash,
+        mode=str(mode), options=options.to_json(), executor=str(executor), status=RunStatus.RUNNING,
+        n_planned=len(frontier), plan_stats=plan_stats, created_at=started or utcnow(),
+        verify_fraction=verify_fraction, estimated_nodes=estimated_nodes,
+    )
+    with ledger.engine.begin() as conn:
+        if first is not None and sampling is None:
+            outcome = first(0, 0)
+            if not outcome.frontier:  # planning counted everything: the run is written closed
+                return _insert_counted(conn, row, outcome)
+        run_id = conn.execute(_INSERT_RUN, row).scalar_one()
+        ids = insert_subproblems(conn, subproblem_rows(run_id, frontier, None, None))
         if first is not None:
-            record(session, first(run.id, ids[0]), sampling=V.sampling_of(verify_fraction, options.verify_seed))
-        return run.id
+            record(conn, first(run_id, ids[0]), sampling=sampling)
+        return run_id
+
+
+def _insert_counted(conn: Connection, row: dict[str, Any], outcome: Outcome) -> int:
+    """A run that planning counted in full: the run row closed with its totals, the root
+    subproblem done with the result, its solutions — three statements, the transaction of
+    :func:`record` and :func:`close_run` in one."""
+    now = utcnow()
+    weight = outcome.weight_done
+    if row["mode"] != Mode.FIRST and weight != 1:
+        raise ValueError(f"a complete count's weight is {weight}, not 1")
+    stats = _stats_of(outcome.stats)
+    run_id = conn.execute(_INSERT_RUN, dict(
+        row, status=RunStatus.DONE, solutions=outcome.count, distinct=outcome.distinct, nodes=outcome.nodes,
+        stats=stats.to_json(), cpu_seconds=outcome.seconds, finished_at=now,
+        seconds=(now - row["created_at"]).total_seconds(),
+    )).scalar_one()
+    num, den, approx = fraction_parts(weight)
+    sub_id = conn.execute(_INSERT_DONE, dict(
+        run_id=run_id, path=path_text(()), depth=0, weight_num="1", weight_den="1", weight_f=1.0,
+        state=SubproblemState.DONE, attempts=1, count=outcome.count, distinct=outcome.distinct,
+        nodes=outcome.nodes, seconds=outcome.seconds, stats=outcome.stats, done_num=num, done_den=den,
+        done_f=approx, stopped_by=outcome.stopped_by, n_donated=0, worker=outcome.worker, finished_at=now,
+    )).scalar_one()
+    insert_solutions(conn, run_id, sub_id, outcome.solutions or [])
+    return run_id
 
 
 def get_run(ledger: Ledger, run_id: int) -> Run:
@@ -101,62 +123,57 @@ def has_open(ledger: Ledger, run_id: int, *, verifications: bool = True) -> bool
 def close_run(ledger: Ledger, run_id: int) -> bool:
     """Close a running run whose subproblems are all done: exact totals, timings, and the
     check that finished weights add up to 1.  True when this call closed it."""
-    with ledger.session() as session:
-        run = session.get(Run, run_id)
-        if run is None or run.status != RunStatus.RUNNING:
-            return False
-        open_ = session.scalar(
-            select(func.count()).where(Subproblem.run_id == run_id, Subproblem.state.in_(OPEN))
+    with ledger.engine.begin() as conn:
+        return _close(conn, run_id)
+
+
+_RUN_OPEN = select(RUN.c.status, RUN.c.mode, RUN.c.created_at).where(RUN.c.id == bindparam("run_id"))
+_COUNT_OPEN = select(func.count()).select_from(SUB).where(SUB.c.run_id == bindparam("run_id"), SUB.c.state.in_(OPEN))
+_DONE_ROWS = select(SUB.c.count, SUB.c.distinct, SUB.c.nodes, SUB.c.seconds, SUB.c.done_num, SUB.c.done_den,
+                    SUB.c.stats).where(SUB.c.run_id == bindparam("run_id"), SUB.c.state == SubproblemState.DONE)
+
+
+def _close(conn: Connection, run_id: int) -> bool:
+    """:func:`close_run` inside a transaction."""
+    run = conn.execute(_RUN_OPEN, {"run_id": run_id}).first()
+    if run is None or run.status != RunStatus.RUNNING:
+        return False
+    if conn.execute(_COUNT_OPEN, {"run_id": run_id}).scalar_one() or V.count_open(conn, run_id):
+        return False
+    total = distinct = nodes = 0
+    any_distinct = False
+    cpu = 0.0
+    weight = Fraction(0)
+    stats = Stats()
+    for count, dist, n, secs, dn, dd, st in conn.execute(_DONE_ROWS, {"run_id": run_id}):
+        total += int(count or 0)
+        if dist is not None:
+            any_distinct = True
+            distinct += int(dist)
+        nodes += int(n or 0)
+        cpu += secs or 0.0
+        weight += Fraction(int(dn), int(dd))
+        if st:
+            stats.add(_stats_of(st))
+    now = utcnow()
+    limited = run.mode == Mode.FIRST
+    status, error = RunStatus.DONE, None
+    mismatch = V.first_mismatch(conn, run_id)
+    if not limited and weight != 1:
+        status, error = RunStatus.FAILED, f"finished weight adds up to {weight}, not 1"
+    elif mismatch is not None:
+        status, error = RunStatus.FAILED, f"verification failed: {mismatch}"
+    stats.solutions = total
+    r = conn.execute(
+        update(RUN)
+        .where(RUN.c.id == run_id, RUN.c.status == RunStatus.RUNNING)
+        .values(
+            status=status, error=error, solutions=total, distinct=distinct if any_distinct else None,
+            nodes=nodes, stats=stats.to_json(), cpu_seconds=cpu,
+            seconds=(now - run.created_at).total_seconds(), finished_at=now,
         )
-        if open_ or V.count_open(session, run_id):
-            return False
-        total = distinct = nodes = 0
-        any_distinct = False
-        cpu = 0.0
-        weight = Fraction(0)
-        stats = Stats()
-        rows = session.execute(
-            select(
-                Subproblem.count, Subproblem.distinct, Subproblem.nodes, Subproblem.seconds,
-                Subproblem.done_num, Subproblem.done_den, Subproblem.stats,
-            ).where(Subproblem.run_id == run_id, Subproblem.state == SubproblemState.DONE)
-        )
-        for count, dist, n, secs, dn, dd, st in rows:
-            total += count or 0
-            if dist is not None:
-                any_distinct = True
-                distinct += dist
-            nodes += n or 0
-            cpu += secs or 0.0
-            weight += Fraction(int(dn), int(dd))
-            if st:
-                stats.add(_stats_of(st))
-        now = utcnow()
-        limited = run.mode == Mode.FIRST
-        status, error = RunStatus.DONE, None
-        mismatch = V.first_mismatch(session, run_id)
-        if not limited and weight != 1:
-            status, error = RunStatus.FAILED, f"finished weight adds up to {weight}, not 1"
-        elif mismatch is not None:
-            status, error = RunStatus.FAILED, f"verification failed: {mismatch}"
-        stats.solutions = total
-        r = session.execute(
-            update(Run)
-            .where(Run.id == run_id, Run.status == RunStatus.RUNNING)
-            .values(
-                status=status,
-                error=error,
-                solutions=total,
-                distinct=distinct if any_distinct else None,
-                nodes=nodes,
-                stats=stats.to_json(),
-                cpu_seconds=cpu,
-                seconds=(now - run.created_at).total_seconds(),
-                finished_at=now,
-            )
-            .execution_options(synchronize_session=False)
-        )
-        return r.rowcount == 1
+    )
+    return r.rowcount == 1
 
 
 def _stats_of(data: dict[str, Any]) -> Stats:
