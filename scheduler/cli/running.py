@@ -130,7 +130,7 @@ def submit(app: App, request: RunRequest, queue: str | None, wait: bool) -> None
     pending = stale_pending(ledger, run_id, 0.0)
     executor.dispatch(run_id, pending, queue_name, ledger)
     executor.dispatch_verifications(run_id, open_verifications(ledger, run_id), queue_name, ledger)
-    finished = close_run(ledger, run_id)  # planning may have counted everything
+    finished = prepared.done_in_planning or close_run(ledger, run_id)  # planning may have counted everything
     if app.as_json:
         data: dict[str, Any] = {"run_id": run_id, "status": RunStatus.DONE if finished else RunStatus.RUNNING,
                                 "subproblems": len(pending)}

@@ -71,8 +71,8 @@ def test_submit_wait_outlives_an_outage(ledger_and_broker, queue, monkeypatch):
         cancel_run(ledger, run_ids[0])  # ends the run without a worker
 
     monkeypatch.setattr(runner, "tick", tick)
-    result = CliRunner().invoke(cli, ["submit", "dominoes-4x4", "--queue", queue, "--no-estimate", "--wait",
-                                      "--no-progress"], catch_exceptions=False)
+    result = CliRunner().invoke(cli, ["submit", "dominoes-4x4", "--split-depth", "1", "--queue", queue,
+                                      "--no-estimate", "--wait", "--no-progress"], catch_exceptions=False)
     assert "Connection refused.; retrying" in result.stderr
     assert result.exit_code == 1 and "cancelled" in result.output  # the run ended, not the command
     assert len(rounds) == 2
