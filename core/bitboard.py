@@ -1,0 +1,276 @@
+"""The cheap search engine: plain polyform covers on a 128-bit bitboard (``core/_bitboard.c``).
+
+:class:`BitboardSolver` keeps the :class:`~core.search.Solver` contract of the kernel
+(paths, weights, budgets, frontiers, limits, splits) for covers of one shape: every item
+primary and 1:1, no colors, and the items split into at most 128 *cells* and at most 64
+*pieces* with every option holding at least one cell and at most one piece.  The split
+is found from the cover itself (:func:`classify`), not from item names.  The tree and
+the data layout are described at the top of ``core/_bitboard.c``.
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Sequence
+
+from . import _bitboard
+from .exact_cover import ExactCover
+from .pruning import RegionRule
+from .search import COUNT, SolveRequest, SolveResult, Solver, Stats, Subpath
+
+MAX_CELLS = 128
+MAX_PIECES = 64
+#: MRV (fewest fits among cells and pieces) above this depth, first empty cell below
+DEFAULT_MRV_DEPTH = 6
+#: the cheap part's check of each candidate (see core/_bitboard.c)
+DEFAULT_CHECKS = _bitboard.CHECK_ISOLATED | _bitboard.CHECK_DEAD
+_STOPPED = {0: None, 1: "budget", 2: "limit"}
+#: neighbours at most per cell when they are inferred from the cover
+_MOST_NEIGHBOURS = 8
+
+
+def request_stop() -> None:
+    """Make running (and later) bitboard searches in this process stop as if their
+    budget ran out, handing back their frontier, until :func:`clear_stop`."""
+    _bitboard.request_stop()
+
+
+def clear_stop() -> None:
+    """Let bitboard searches run again after :func:`request_stop`."""
+    _bitboard.clear_stop()
+
+
+# ---------------------------------------------------------------------------- classifying
+def _cooccurrence(ec: ExactCover) -> tuple[list[int], list[int]]:
+    """Options as item bitmasks, and for each item the items it shares an option with."""
+    masks = [sum(1 << i for i, _ in option) for option in ec.options]
+    with_ = [0] * ec.n_items
+    for m in masks:
+        rest = m
+        while rest:
+            low = rest & -rest
+            with_[low.bit_length() - 1] |= m
+            rest ^= low
+    return masks, [w & ~(1 << i) for i, w in enumerate(with_)]
+
+
+def _valid_split(ec: ExactCover, masks: list[int], with_: list[int], pieces: int) -> bool:
+    """Whether ``pieces`` (an item bitmask) splits the cover as the engine needs."""
+    n_pieces = pieces.bit_count()
+    if n_pieces > MAX_PIECES or ec.n_items - n_pieces > MAX_CELLS:
+        return False
+    for m in masks:
+        p = m & pieces
+        if p & (p - 1) or not m & ~pieces:  # two pieces, or no cell
+            return False
+    if pieces:
+        # cells touch cells: a split that leaves every cell alone between "pieces" is a
+        # board coloured like a checkerboard (dominoes), not pieces on a board
+        cells = ((1 << ec.n_items) - 1) & ~pieces
+        rest = cells
+        while rest:
+            low = rest & -rest
+            if not with_[low.bit_length() - 1] & cells:
+                return False
+            rest ^= low
+    return True
+
+
+def classify(ec: ExactCover) -> tuple[list[int], list[int]] | None:
+    """Split the items into (cells, pieces), each in item order, or None.
+
+    Pieces never share an option, so every candidate is an independent set of the items'
+    co-occurrence graph, grown greedily in a few orders (by item index both ways, by
+    number of options); each is kept only if every option then has a cell and at most one
+    piece and cells touch cells.  Of those (and "no pieces") the split whose pieces are in
+    the most options wins: on a polyform cover the pieces are in every option (but those
+    of pieces in unlimited supply), which no set of cells is unless the board is a
+    checkerboard of dominoes, and that one fails "cells touch cells"."""
+    masks, with_ = _cooccurrence(ec)
+    n = ec.n_items
+    degree = [0] * n
+    for option in ec.options:
+        for i, _ in option:
+            degree[i] += 1
+    orders = [
+        list(range(n - 1, -1, -1)),
+        list(range(n)),
+        sorted(range(n), key=lambda i: (-degree[i], i)),
+    ]
+    best, best_hits = None, -1
+    for order in [[]] + orders:
+        pieces = 0
+        for i in order:
+            if not with_[i] & pieces and degree[i]:
+                pieces |= 1 << i
+        if not _valid_split(ec, masks, with_, pieces):
+            continue
+        hits = sum(1 for m in masks if m & pieces)
+        if hits > best_hits:
+            best, best_hits = pieces, hits
+    if best is None:
+        return None
+    return [i for i in range(n) if not best >> i & 1], [i for i in range(n) if best >> i & 1]
+
+
+def refusal(ec: ExactCover) -> str | None:
+    """Why this cover cannot be searched on a bitboard, or None when it can."""
+    what = "the bitboard engine needs a plain polyform cover"
+    if len(ec.colors) > 1 or any(c for option in ec.options for _, c in option):
+        return f"{what} without colors; this one has colors"
+    if ec.bounds is not None:
+        return f"{what} without multiplicities (every item covered once); this one has some"
+    if ec.n_primary != ec.n_items:
+        return f"{what} without secondary items; this one has {ec.n_items - ec.n_primary}"
+    if classify(ec) is None:
+        return (f"{what}: at most {MAX_CELLS} cells and {MAX_PIECES} pieces, every option with a cell and at "
+                f"most one piece; this one ({ec.n_items} items) cannot be split that way")
+    return None
+
+
+def accepts(ec: ExactCover) -> bool:
+    """Can this cover be searched on a bitboard?"""
+    return refusal(ec) is None
+
+
+# ---------------------------------------------------------------------------- geometry
+def _neighbours(cell_masks: list[int], n_cells: int, region_nb: list[list[int]] | None) -> tuple[list[int], list[bool]]:
+    """For each cell (bit position): a set of cells that every placement over it also
+    covers one of (its board neighbours), and whether that holds (no one-cell placement
+    over it).  From the region rule's neighbours when given, else inferred from the
+    placements greedily (a small hitting set, as core/frontier.py does)."""
+    over: list[list[int]] = [[] for _ in range(n_cells)]
+    for m in cell_masks:
+        rest = m
+        while rest:
+            low = rest & -rest
+            over[low.bit_length() - 1].append(m)
+            rest ^= low
+    nb, ok = [0] * n_cells, [False] * n_cells
+    for c in range(n_cells):
+        bit = 1 << c
+        if region_nb is not None:
+            nb[c] = sum(1 << d for d in region_nb[c]) & ~bit
+            ok[c] = all(m & nb[c] for m in over[c])
+            continue
+        todo = [m & ~bit for m in over[c]]
+        chosen = 0
+        while todo and all(todo) and chosen.bit_count() < _MOST_NEIGHBOURS:
+            tally: dict[int, int] = {}
+            for m in todo:
+                while m:
+                    low = m & -m
+                    tally[low] = tally.get(low, 0) + 1
+                    m ^= low
+            pick = max(tally, key=lambda b: (tally[b], -b))
+            chosen |= pick
+            todo = [m for m in todo if not m & pick]
+        nb[c] = chosen
+        ok[c] = not todo and chosen != 0
+    return nb, ok
+
+
+def _halves(values: Sequence[int]) -> tuple[list[int], list[int]]:
+    low = (1 << 64) - 1
+    return [v & low for v in values], [v >> 64 for v in values]
+
+
+def _weight(factors: Sequence[int]) -> Fraction:
+    return Fraction(1, math.prod(factors)) if factors else Fraction(1)
+
+
+# ---------------------------------------------------------------------------- the solver
+def _rebuild(ec, region, given, mrv_depth, checks):
+    return BitboardSolver(ec, region=region, given=given, mrv_depth=mrv_depth, checks=checks)
+
+
+class BitboardSolver(Solver):
+    """Search a plain polyform cover on a bitboard: MRV near the root, the first empty
+    cell below (see ``core/_bitboard.c``).
+
+    ``given``: option ids covered before the root; the search starts from that partial
+    cover, paths are relative to it, and solutions include them.  ``region``: the board's
+    neighbours (optional: inferred from the cover without it).  ``mrv_depth`` and
+    ``checks`` tune the tree (defaults measured, see the module docstring)."""
+
+    def __init__(
+        self,
+        ec: ExactCover,
+        *,
+        region: RegionRule | None = None,
+        given: Sequence[int] = (),
+        mrv_depth: int = DEFAULT_MRV_DEPTH,
+        checks: int = DEFAULT_CHECKS,
+    ):
+        why = refusal(ec)
+        if why is not None:
+            raise ValueError(why)
+        self.ec = ec
+        self.region = region
+        self.given = tuple(int(k) for k in given)
+        self.mrv_depth = int(mrv_depth)
+        self.checks = int(checks)
+        if self.mrv_depth < 0 or not 0 <= self.checks <= 3:
+            raise ValueError("mrv_depth must be >= 0 and checks within 0..3")
+        cells, pieces = classify(ec)  # type: ignore[misc]
+        bit = {item: k for k, item in enumerate(cells)}
+        piece_of = {item: k for k, item in enumerate(pieces)}
+        self._cells, self._pieces = cells, pieces
+        masks, piece = [], []
+        for option in ec.options:
+            masks.append(sum(1 << bit[i] for i, _ in option if i in bit))
+            piece.append(next((piece_of[i] for i, _ in option if i in piece_of), -1))
+        region_nb = None
+        if region is not None and sorted(region.cells) == sorted(cells):
+            at = {item: k for k, item in enumerate(region.cells)}
+            region_nb = [[bit[region.cells[j]] for j in region.neighbors[at[item]]] for item in cells]
+        nb, iso_ok = _neighbours(masks, len(cells), region_nb)
+        # the root: the given options, which must not overlap
+        board, left = 0, (1 << len(pieces)) - 1
+        for k in self.given:
+            if not 0 <= k < ec.n_options:
+                raise ValueError(f"given option {k} is outside 0..{ec.n_options - 1}")
+            if masks[k] & board or (piece[k] >= 0 and not left >> piece[k] & 1):
+                raise ValueError(f"given option {k} conflicts with the given options before it")
+            board |= masks[k]
+            if piece[k] >= 0:
+                left &= ~(1 << piece[k])
+        self._root = (board & ((1 << 64) - 1), board >> 64, left)
+        lo, hi = _halves(masks)
+        nb_lo, nb_hi = _halves(nb)
+        self._problem = _bitboard.Problem(
+            len(cells), len(pieces), lo, hi, piece, list(range(ec.n_options)), nb_lo, nb_hi,
+            [int(x) for x in iso_ok], self.mrv_depth, self.checks,
+        )
+
+    def __reduce__(self):  # picklable for process pools: rebuilt from the exact cover
+        return (_rebuild, (self.ec, self.region, self.given, self.mrv_depth, self.checks))
+
+    def solve(self, path: Sequence[int] = (), request: SolveRequest = COUNT) -> SolveResult:
+        path = tuple(int(k) for k in path)
+        out = _bitboard.solve(
+            self._problem,
+            *self._root,
+            list(path),
+            request.listing,
+            -1 if request.limit is None else max(0, int(request.limit)),
+            -1 if request.node_budget is None else max(0, int(request.node_budget)),
+            -1.0 if request.seconds is None else max(0.0, float(request.seconds)),
+            -1 if request.max_depth is None else max(0, int(request.max_depth)),
+        )
+        per_depth = list(out.nodes_per_depth)
+        if len(per_depth) < len(path):
+            per_depth.extend([0] * (len(path) - len(per_depth)))
+        solutions = None
+        if out.solutions is not None:
+            solutions = [self.given + s for s in out.solutions] if self.given else out.solutions
+        return SolveResult(
+            path=path,
+            weight=_weight(out.path_factors),
+            count=out.count,
+            stats=Stats(nodes=out.nodes, leaves=out.leaves, solutions=out.count, updates=out.updates,
+                        seconds=out.seconds, nodes_per_depth=per_depth),
+            frontier=[Subpath(p, _weight(f)) for p, f in out.frontier],
+            solutions=solutions,
+            stopped_by=_STOPPED[out.status],
+        )
