@@ -111,9 +111,12 @@ typedef struct {
     u128 *pl_mask, *pl_around;
     int32_t *pl_piece, *pl_option;
     int32_t *lead;             /* n_slots + 1 */
-    int32_t *cov;              /* n_slots + 1, into cov_mask / cov_piece */
-    u128 *cov_mask;
-    int32_t *cov_piece;
+    int32_t n_words;           /* OW: words of a bitset over the placements */
+    u64 *conflict;             /* n_pl x OW: the placements sharing a cell or the piece */
+    u64 *cover;                /* n_cells x OW: the placements over each cell */
+    int32_t cw0[128], cw1[128];/* the words of cover[c] that are not zero: cw0 .. cw1 - 1 */
+    u64 *of_piece;             /* n_pieces x OW: the placements of each piece */
+    int32_t pw0[64], pw1[64];  /* the words of of_piece[p] that are not zero */
     u128 nb[128];
     uint8_t iso_ok[128];
     int32_t max_option;        /* option ids are below this */
@@ -122,7 +125,7 @@ typedef struct {
 
 static void Problem_dealloc(Problem *p) {
     free(p->pl_mask); free(p->pl_around); free(p->pl_piece); free(p->pl_option);
-    free(p->lead); free(p->cov); free(p->cov_mask); free(p->cov_piece); free(p->of_option);
+    free(p->lead); free(p->conflict); free(p->cover); free(p->of_piece); free(p->of_option);
     Py_TYPE(p)->tp_free((PyObject *)p);
 }
 
@@ -223,11 +226,10 @@ static int Problem_init(Problem *p, PyObject *args, PyObject *kw) {
     p->pl_piece = malloc(sizeof(int32_t) * (size_t)(NPL + 1));
     p->pl_option = malloc(sizeof(int32_t) * (size_t)(NPL + 1));
     p->lead = calloc((size_t)NS + 2, sizeof(int32_t));
-    p->cov = calloc((size_t)NS + 2, sizeof(int32_t));
     p->of_option = malloc(sizeof(int32_t) * (size_t)(p->max_option + 1));
     order = malloc(sizeof(int32_t) * (size_t)(NPL + 1));
     fill = malloc(sizeof(int32_t) * ((size_t)NS + 2));
-    if (!p->pl_mask || !p->pl_around || !p->pl_piece || !p->pl_option || !p->lead || !p->cov ||
+    if (!p->pl_mask || !p->pl_around || !p->pl_piece || !p->pl_option || !p->lead ||
         !p->of_option || !order || !fill) {
         PyErr_NoMemory();
         goto done;
@@ -258,21 +260,47 @@ static int Problem_init(Problem *p, PyObject *args, PyObject *kw) {
         }
         p->pl_around[j] = around & ~m;
     }
-    /* cover lists: every placement under each of its cells, by (cell, piece) */
-    p->cov_mask = malloc(sizeof(u128) * (total + 1));
-    p->cov_piece = malloc(sizeof(int32_t) * (total + 1));
-    if (!p->cov_mask || !p->cov_piece) { PyErr_NoMemory(); goto done; }
-    for (int32_t j = 0; j < NPL; j++)
-        for (u128 x = p->pl_mask[j]; x; x &= x - 1)
-            p->cov[ctz128(x) * (n_pieces + 1) + p->pl_piece[j] + 1 + 1]++;
-    for (int32_t s = 0; s < NS; s++) p->cov[s + 1] += p->cov[s];
-    memcpy(fill, p->cov, sizeof(int32_t) * ((size_t)NS + 1));
-    for (int32_t j = 0; j < NPL; j++)
+    /* bitsets over the table: the placements over each cell, then each placement's
+     * conflicts (those over one of its cells, or of its piece; itself included) */
+    (void)total;
+    const int32_t OW = (NPL + 63) / 64 ? (NPL + 63) / 64 : 1;
+    p->n_words = OW;
+    p->cover = calloc((size_t)(n_cells ? n_cells : 1) * OW, sizeof(u64));
+    p->conflict = calloc((size_t)(NPL ? NPL : 1) * OW, sizeof(u64));
+    u64 *by_piece = p->of_piece = calloc((size_t)(n_pieces ? n_pieces : 1) * OW, sizeof(u64));
+    if (!p->cover || !p->conflict || !by_piece) { PyErr_NoMemory(); goto done; }
+    for (int32_t j = 0; j < NPL; j++) {
+        for (u128 x = p->pl_mask[j]; x; x &= x - 1) p->cover[(size_t)ctz128(x) * OW + j / 64] |= (u64)1 << (j % 64);
+        if (p->pl_piece[j] >= 0) by_piece[(size_t)p->pl_piece[j] * OW + j / 64] |= (u64)1 << (j % 64);
+    }
+    for (int c = 0; c < n_cells; c++) {
+        const u64 *row = p->cover + (size_t)c * OW;
+        int32_t a = 0, z = OW;
+        while (a < OW && !row[a]) a++;
+        while (z > a && !row[z - 1]) z--;
+        p->cw0[c] = a;
+        p->cw1[c] = z;
+    }
+    for (int q = 0; q < n_pieces; q++) {
+        const u64 *row = p->of_piece + (size_t)q * OW;
+        int32_t a = 0, z = OW;
+        while (a < OW && !row[a]) a++;
+        while (z > a && !row[z - 1]) z--;
+        p->pw0[q] = a;
+        p->pw1[q] = z;
+    }
+    for (int32_t j = 0; j < NPL; j++) {
+        u64 *row = p->conflict + (size_t)j * OW;
         for (u128 x = p->pl_mask[j]; x; x &= x - 1) {
-            int32_t at = fill[ctz128(x) * (n_pieces + 1) + p->pl_piece[j] + 1]++;
-            p->cov_mask[at] = p->pl_mask[j];
-            p->cov_piece[at] = p->pl_piece[j];
+            const int c = ctz128(x);
+            const u64 *cov = p->cover + (size_t)c * OW;
+            for (int32_t w = p->cw0[c]; w < p->cw1[c]; w++) row[w] |= cov[w];
         }
+        if (p->pl_piece[j] >= 0) {
+            const u64 *mine = by_piece + (size_t)p->pl_piece[j] * OW;
+            for (int32_t w = 0; w < OW; w++) row[w] |= mine[w];
+        }
+    }
     ok = 1;
 done:
     free(lo); free(hi); free(pc); free(op); free(nlo); free(nhi); free(iso); free(order); free(fill);
@@ -298,8 +326,6 @@ typedef struct {
     int32_t n_branch;    /* branches (0: a leaf, or not expanded) */
     int32_t next;        /* index of the next branch to try */
     int64_t branch_off;  /* arena offset of the branch list (placement indices) */
-    int64_t live_off;    /* MRV levels: arena offset of the live list */
-    int32_t n_live;      /* MRV levels: its length; -1 below the MRV part */
     int32_t chosen;      /* placement that led here; -1 at the root */
 } Level;
 
@@ -319,10 +345,10 @@ static int buf_reserve(Buf *b, int64_t extra) {
 typedef struct {
     const Problem *p;
     Level *lv;               /* n_cells + 2 levels: every placement covers a cell */
+    u64 *live;               /* (n_cells + 2) x OW: the placements that fit each level's node */
     int32_t depth, base;
     Buf arena;
-    int32_t *witness;        /* per cell: an index into cov_mask that fitted it */
-    int32_t cnt[192];        /* MRV scratch: fits per cell, then per piece (at 128 + p) */
+    int32_t *witness;        /* per cell: the word of cover[c] where a fit was found last */
     /* limits */
     int enumerate;
     int64_t limit, node_budget;
@@ -344,7 +370,7 @@ static double now_seconds(void) {
 }
 
 static void search_free(Search *s) {
-    free(s->lv); free(s->arena.v); free(s->witness); free(s->per_depth);
+    free(s->lv); free(s->live); free(s->arena.v); free(s->witness); free(s->per_depth);
     free(s->solutions.v); free(s->frontier.v);
 }
 
@@ -354,83 +380,74 @@ static int search_init(Search *s, const Problem *p) {
     s->lv = calloc((size_t)p->n_cells + 2, sizeof(Level));
     s->witness = malloc(sizeof(int32_t) * ((size_t)p->n_cells + 1));
     s->per_depth = calloc((size_t)p->n_cells + 2, sizeof(u64));
-    if (!s->lv || !s->witness || !s->per_depth) return -1;
-    for (int c = 0; c < p->n_cells; c++) s->witness[c] = p->cov[c * (p->n_pieces + 1)];
+    s->live = calloc(((size_t)p->n_cells + 2) * p->n_words, sizeof(u64));
+    if (!s->lv || !s->witness || !s->per_depth || !s->live) return -1;
+    for (int c = 0; c < p->n_cells; c++) s->witness[c] = p->cw0[c];
     return 0;
 }
 
-/* Can some placement still cover empty cell c of board b with pieces `left`? */
-static inline int coverable(Search *s, u128 b, u64 left, int c) {
+/* Does some placement fit cell c once placement q is placed at a node whose fitting
+ * placements are `live`?  Those are live & ~conflict[q]; the words of cover[c] from word
+ * `from` on are tried (the cheap part's live placements all lie there: a placement whose
+ * lowest cell is below the first empty cell is dead), starting from the one that answered
+ * last time for c (a cache: the answer does not depend on it). */
+static inline int coverable(Search *s, const u64 *restrict live, const u64 *restrict conf, int c,
+                            int32_t from) {
     const Problem *p = s->p;
+    const u64 *restrict cov = p->cover + (size_t)c * p->n_words;
+    const int32_t a = p->cw0[c] > from ? p->cw0[c] : from, z = p->cw1[c];
     int32_t w = s->witness[c];
-    const int32_t *row = p->cov + c * (p->n_pieces + 1);
-    s->updates++;
-    if (w < row[p->n_pieces + 1] && !(p->cov_mask[w] & b) &&
-        (p->cov_piece[w] < 0 || ((left >> p->cov_piece[w]) & 1)))
-        return 1;
-    /* each list from its end: placements reaching furthest along the cell order first,
-     * where the cheap part has filled least */
-    for (int32_t j = row[1] - 1; j >= row[0]; j--) {
+    if (w < a) w = a;
+    for (int32_t k = a; k < z; k++) {
         s->updates++;
-        if (!(p->cov_mask[j] & b)) { s->witness[c] = j; return 1; }
-    }
-    for (u64 t = left; t; t &= t - 1) {
-        int q = __builtin_ctzll(t);
-        for (int32_t j = row[q + 2] - 1; j >= row[q + 1]; j--) {
-            s->updates++;
-            if (!(p->cov_mask[j] & b)) { s->witness[c] = j; return 1; }
-        }
+        if (live[w] & ~conf[w] & cov[w]) { s->witness[c] = w; return 1; }
+        if (++w == z) w = a;
     }
     return 0;
 }
 
-/* The check of the cheap part: after placing a placement with neighbours `around`,
- * giving board b and pieces left, is every empty neighbour still coverable? */
-static inline int neighbours_alive(Search *s, u128 b, u64 left, u128 around) {
+/* The check of the cheap part, for candidate q at a node (board b, fitting placements
+ * live): no empty cell next to q may be dead once q is placed.  A cell walled in (no
+ * empty neighbour) is dead at once; one with one or two empty neighbours left is dead if
+ * no placement over it still fits; one with more is taken as alive (measured: checking
+ * those too prunes almost nothing more and costs a third of the time). */
+static inline int neighbours_alive(Search *s, u128 b, const u64 *live, int32_t q, int32_t from) {
     const Problem *p = s->p;
-    u128 todo = around & ~b;
-    if (p->checks & CHECK_ISOLATED)
-        for (u128 x = todo; x; x &= x - 1) {
-            int c = ctz128(x);
-            if (p->iso_ok[c] && !(p->nb[c] & ~b)) return 0;
+    const u128 nb = b | p->pl_mask[q];
+    const u64 *conf = p->conflict + (size_t)q * p->n_words;
+    for (u128 x = p->pl_around[q] & ~nb; x; x &= x - 1) {
+        const int c = ctz128(x);
+        const u128 e = p->nb[c] & ~nb, e1 = e & (e - 1);
+        if (e1 & (e1 - 1)) continue;  /* three empty neighbours or more */
+        if (!e) {
+            if ((p->checks & CHECK_ISOLATED) && p->iso_ok[c]) return 0;
         }
-    if (p->checks & CHECK_DEAD)
-        for (u128 x = todo; x; x &= x - 1) {
-            const int c = ctz128(x);
-            if (DEAD_NB >= 0) {  /* only cells with at most DEAD_NB + 1 empty neighbours */
-                u128 e = p->nb[c] & ~b;
-                for (int k = 0; k < DEAD_NB && e; k++) e &= e - 1;
-                if (e & (e - 1)) continue;
-            }
-            if (!coverable(s, b, left, c)) return 0;
-        }
+        if ((p->checks & CHECK_DEAD) && !coverable(s, live, conf, c, from)) return 0;
+    }
     return 1;
 }
 
-/* Expand the cheap part's node L: branches on its first empty cell.  0, or -1 (oom). */
-static int expand_fec(Search *s, Level *L) {
+/* Expand the cheap part's node L (depth d): branches on its first empty cell — the
+ * fitting placements whose lowest cell it is: the live bits of one range of the table.
+ * 0, or -1 (out of memory). */
+static int expand_fec(Search *s, Level *L, int32_t d) {
     const Problem *p = s->p;
     const u128 b = L->board;
-    const u64 left = L->left;
+    const u64 *live = s->live + (size_t)d * p->n_words;
     const int c = ctz128(~b);
-    const int32_t *row = p->lead + c * (p->n_pieces + 1);
-    if (buf_reserve(&s->arena, row[p->n_pieces + 1] - row[0])) return -1;
+    const int32_t r0 = p->lead[c * (p->n_pieces + 1)], r1 = p->lead[(c + 1) * (p->n_pieces + 1)];
+    if (buf_reserve(&s->arena, r1 - r0)) return -1;
     int32_t *out = s->arena.v + s->arena.n;
     int32_t n = 0;
     const int checks = p->checks;
-    for (int32_t k = row[0]; k < row[1]; k++) {
+    for (int32_t w = r0 / 64; r0 < r1 && w <= (r1 - 1) / 64; w++) {
+        u64 x = live[w];
         s->updates++;
-        if (p->pl_mask[k] & b) continue;
-        if (checks && !neighbours_alive(s, b | p->pl_mask[k], left, p->pl_around[k])) continue;
-        out[n++] = k;
-    }
-    for (u64 t = left; t; t &= t - 1) {
-        const int q = __builtin_ctzll(t);
-        const u64 rest = left & ~((u64)1 << q);
-        for (int32_t k = row[q + 1]; k < row[q + 2]; k++) {
-            s->updates++;
-            if (p->pl_mask[k] & b) continue;
-            if (checks && !neighbours_alive(s, b | p->pl_mask[k], rest, p->pl_around[k])) continue;
+        if (w == r0 / 64) x &= ~(u64)0 << (r0 % 64);
+        if (w == (r1 - 1) / 64 && r1 % 64) x &= ~(~(u64)0 << (r1 % 64));
+        for (; x; x &= x - 1) {
+            const int32_t k = w * 64 + __builtin_ctzll(x);
+            if (checks && !neighbours_alive(s, b, live, k, r0 / 64)) continue;
             out[n++] = k;
         }
     }
@@ -440,62 +457,47 @@ static int expand_fec(Search *s, Level *L) {
     return 0;
 }
 
-/* Expand an MRV node L (depth d): filter the parent's live placements, count the fits of
- * every empty cell and every piece left, branch on the fewest.  0, or -1 (oom). */
+/* How many of the live placements in `set` (words w0 .. w1 - 1), counted only up to
+ * `most` (the fewest found so far: a count that reaches it cannot win). */
+static inline int32_t count_upto(Search *s, const u64 *restrict live, const u64 *restrict set,
+                                 int32_t w0, int32_t w1, int32_t most) {
+    int32_t n = 0;
+    for (int32_t w = w0; w < w1 && n < most; w++) {
+        s->updates++;
+        for (u64 x = live[w] & set[w]; x && n < most; x &= x - 1) n++;
+    }
+    return n;
+}
+
+/* Expand an MRV node L (depth d): the empty cell or piece left with the fewest live
+ * placements (ties: cells first, the lowest), its live placements as branches.  Counts
+ * stop at the fewest found so far, so most cells cost a word or two.  0, or -1 (oom). */
 static int expand_mrv(Search *s, Level *L, int32_t d) {
     const Problem *p = s->p;
+    const int32_t OW = p->n_words;
     const u128 b = L->board;
-    const u64 left = L->left;
-    const int32_t *src = NULL;
-    int32_t n_src;
-    if (d > 0 && s->lv[d - 1].n_live >= 0) {
-        src = s->arena.v + s->lv[d - 1].live_off;
-        n_src = s->lv[d - 1].n_live;
-    } else {
-        n_src = p->n_pl;
-    }
-    if (buf_reserve(&s->arena, 2 * (int64_t)n_src)) return -1;
-    if (d > 0 && s->lv[d - 1].n_live >= 0) src = s->arena.v + s->lv[d - 1].live_off;  /* moved? */
-    int32_t *live = s->arena.v + s->arena.n;
-    int32_t m = 0;
-    int32_t *cnt = s->cnt;
-    memset(cnt, 0, sizeof s->cnt);
-    for (int32_t j = 0; j < n_src; j++) {
-        int32_t k = src ? src[j] : j;
-        int q = p->pl_piece[k];
-        s->updates++;
-        if ((p->pl_mask[k] & b) || (q >= 0 && !((left >> q) & 1))) continue;
-        live[m++] = k;
-        if (q >= 0) cnt[128 + q]++;
-        for (u128 x = p->pl_mask[k]; x; x &= x - 1) cnt[ctz128(x)]++;
-    }
-    L->live_off = s->arena.n;
-    L->n_live = m;
-    s->arena.n += m;
+    const u64 *live = s->live + (size_t)d * OW;
+    const u128 cells = p->n_cells == 128 ? ~(u128)0 : (((u128)1 << p->n_cells) - 1);
     int32_t best = INT32_MAX, cell = -1, piece = -1;
-    for (u128 x = ~b & ((p->n_cells == 128) ? ~(u128)0 : (((u128)1 << p->n_cells) - 1)); x; x &= x - 1) {
-        int c = ctz128(x);
-        if (cnt[c] < best) { best = cnt[c]; cell = c; if (!best) break; }
+    for (u128 x = ~b & cells; x && best; x &= x - 1) {
+        const int c = ctz128(x);
+        const int32_t n = count_upto(s, live, p->cover + (size_t)c * OW, p->cw0[c], p->cw1[c], best);
+        if (n < best) { best = n; cell = c; }
     }
-    if (best)
-        for (u64 t = left; t; t &= t - 1) {
-            int q = __builtin_ctzll(t);
-            if (cnt[128 + q] < best) { best = cnt[128 + q]; piece = q; cell = -1; if (!best) break; }
-        }
+    for (u64 t = L->left; t && best; t &= t - 1) {
+        const int q = __builtin_ctzll(t);
+        const int32_t n = count_upto(s, live, p->of_piece + (size_t)q * OW, p->pw0[q], p->pw1[q], best);
+        if (n < best) { best = n; piece = q; cell = -1; }
+    }
     L->branch_off = s->arena.n;
     L->n_branch = 0;
-    if (best == 0) return 0;
-    int32_t *out = s->arena.v + s->arena.n;  /* room: best <= m entries after the live list */
+    if (best == 0 || best == INT32_MAX) return 0;
+    if (buf_reserve(&s->arena, best)) return -1;
+    int32_t *out = s->arena.v + s->arena.n;
     int32_t n = 0;
-    const int32_t *lv_list = s->arena.v + L->live_off;
-    if (cell >= 0) {
-        const u128 bit = (u128)1 << cell;
-        for (int32_t j = 0; j < m; j++)
-            if (p->pl_mask[lv_list[j]] & bit) out[n++] = lv_list[j];
-    } else {
-        for (int32_t j = 0; j < m; j++)
-            if (p->pl_piece[lv_list[j]] == piece) out[n++] = lv_list[j];
-    }
+    const u64 *mine = cell >= 0 ? p->cover + (size_t)cell * OW : p->of_piece + (size_t)piece * OW;
+    for (int32_t w = 0; w < OW; w++)
+        for (u64 x = live[w] & mine[w]; x; x &= x - 1) out[n++] = w * 64 + __builtin_ctzll(x);
     L->n_branch = n;
     s->arena.n += n;
     return 0;
@@ -508,11 +510,10 @@ static int expand(Search *s) {
     Level *L = &s->lv[d];
     L->n_branch = 0;
     L->next = 0;
-    L->n_live = -1;
-    L->branch_off = L->live_off = s->arena.n;
+    L->branch_off = s->arena.n;
     if (L->board == s->p->full) return L->left == 0;
     if (d < s->p->mrv_depth) return expand_mrv(s, L, d);
-    return expand_fec(s, L);
+    return expand_fec(s, L, d);
 }
 
 /* Step into branch j of the current node. */
@@ -525,6 +526,12 @@ static inline void descend(Search *s, int32_t j) {
     C->board = L->board | p->pl_mask[k];
     C->left = p->pl_piece[k] >= 0 ? L->left & ~((u64)1 << p->pl_piece[k]) : L->left;
     C->chosen = k;
+    /* the child's fitting placements: the parent's less those in conflict with k */
+    const int32_t OW = p->n_words;
+    const u64 *restrict conf = p->conflict + (size_t)k * OW, *restrict up = s->live + (size_t)s->depth * OW;
+    u64 *restrict down = s->live + ((size_t)s->depth + 1) * OW;
+    for (int32_t w = 0; w < OW; w++) down[w] = up[w] & ~conf[w];
+    s->updates += (u64)OW;
     s->depth++;
 }
 
@@ -740,6 +747,11 @@ static PyObject *bitboard_solve(PyObject *self, PyObject *args) {
     s.lv[0].board = join(blo, bhi) | ~cells;
     s.lv[0].left = left & (p->n_pieces == 64 ? ~(u64)0 : (((u64)1 << p->n_pieces) - 1));
     s.lv[0].chosen = -1;
+    for (int32_t k = 0; k < p->n_pl; k++) {
+        const int q = p->pl_piece[k];
+        if (!(p->pl_mask[k] & s.lv[0].board) && (q < 0 || ((s.lv[0].left >> q) & 1)))
+            s.live[k / 64] |= (u64)1 << (k % 64);
+    }
     s.enumerate = enumerate_;
     s.limit = limit;
     s.node_budget = node_budget;
