@@ -87,9 +87,6 @@
 typedef unsigned __int128 u128;
 typedef uint64_t u64;
 
-#ifndef DEAD_NB
-#define DEAD_NB -1
-#endif
 enum { ST_DONE = 0, ST_BUDGET = 1, ST_LIMIT = 2 };
 enum { CHECK_ISOLATED = 1, CHECK_DEAD = 2 };
 
@@ -396,13 +393,13 @@ static inline int coverable(Search *s, const u64 *restrict live, const u64 *rest
     const Problem *p = s->p;
     const u64 *restrict cov = p->cover + (size_t)c * p->n_words;
     const int32_t a = p->cw0[c] > from ? p->cw0[c] : from, z = p->cw1[c];
-    int32_t w = s->witness[c];
-    if (w < a) w = a;
-    for (int32_t k = a; k < z; k++) {
-        s->updates++;
-        if (live[w] & ~conf[w] & cov[w]) { s->witness[c] = w; return 1; }
-        if (++w == z) w = a;
-    }
+    int32_t w0 = s->witness[c];
+    if (w0 < a || w0 >= z) w0 = a;
+    for (int32_t w = w0; w < z; w++)
+        if (live[w] & ~conf[w] & cov[w]) { s->witness[c] = w; s->updates += (u64)(w - w0 + 1); return 1; }
+    for (int32_t w = a; w < w0; w++)
+        if (live[w] & ~conf[w] & cov[w]) { s->witness[c] = w; s->updates += (u64)(z - w0 + w - a + 1); return 1; }
+    s->updates += (u64)(z - a);
     return 0;
 }
 
@@ -427,6 +424,24 @@ static inline int neighbours_alive(Search *s, u128 b, const u64 *live, int32_t q
     return 1;
 }
 
+/* The same check on a board of at most 64 cells: the high words are always full, so
+ * the low words say it all (half the work on the hot path). */
+static inline int neighbours_alive64(Search *s, u64 b, const u64 *live, int32_t q, int32_t from) {
+    const Problem *p = s->p;
+    const u64 nb = b | (u64)p->pl_mask[q];
+    const u64 *conf = p->conflict + (size_t)q * p->n_words;
+    for (u64 x = (u64)p->pl_around[q] & ~nb; x; x &= x - 1) {
+        const int c = __builtin_ctzll(x);
+        const u64 e = (u64)p->nb[c] & ~nb, e1 = e & (e - 1);
+        if (e1 & (e1 - 1)) continue;
+        if (!e) {
+            if ((p->checks & CHECK_ISOLATED) && p->iso_ok[c]) return 0;
+        }
+        if ((p->checks & CHECK_DEAD) && !coverable(s, live, conf, c, from)) return 0;
+    }
+    return 1;
+}
+
 /* Expand the cheap part's node L (depth d): branches on its first empty cell — the
  * fitting placements whose lowest cell it is: the live bits of one range of the table.
  * 0, or -1 (out of memory). */
@@ -439,7 +454,7 @@ static int expand_fec(Search *s, Level *L, int32_t d) {
     if (buf_reserve(&s->arena, r1 - r0)) return -1;
     int32_t *out = s->arena.v + s->arena.n;
     int32_t n = 0;
-    const int checks = p->checks;
+    const int checks = p->checks, narrow = p->n_cells <= 64;
     for (int32_t w = r0 / 64; r0 < r1 && w <= (r1 - 1) / 64; w++) {
         u64 x = live[w];
         s->updates++;
@@ -447,7 +462,9 @@ static int expand_fec(Search *s, Level *L, int32_t d) {
         if (w == (r1 - 1) / 64 && r1 % 64) x &= ~(~(u64)0 << (r1 % 64));
         for (; x; x &= x - 1) {
             const int32_t k = w * 64 + __builtin_ctzll(x);
-            if (checks && !neighbours_alive(s, b, live, k, r0 / 64)) continue;
+            if (checks && !(narrow ? neighbours_alive64(s, (u64)b, live, k, r0 / 64)
+                                   : neighbours_alive(s, b, live, k, r0 / 64)))
+                continue;
             out[n++] = k;
         }
     }
@@ -478,15 +495,19 @@ static int expand_mrv(Search *s, Level *L, int32_t d) {
     const u128 b = L->board;
     const u64 *live = s->live + (size_t)d * OW;
     const u128 cells = p->n_cells == 128 ? ~(u128)0 : (((u128)1 << p->n_cells) - 1);
+    /* no placement whose lowest cell is below the first empty cell fits: start there */
+    const int32_t from = p->lead[ctz128(~b) * (p->n_pieces + 1)] / 64;
     int32_t best = INT32_MAX, cell = -1, piece = -1;
     for (u128 x = ~b & cells; x && best; x &= x - 1) {
         const int c = ctz128(x);
-        const int32_t n = count_upto(s, live, p->cover + (size_t)c * OW, p->cw0[c], p->cw1[c], best);
+        const int32_t n = count_upto(s, live, p->cover + (size_t)c * OW, p->cw0[c] > from ? p->cw0[c] : from,
+                                     p->cw1[c], best);
         if (n < best) { best = n; cell = c; }
     }
     for (u64 t = L->left; t && best; t &= t - 1) {
         const int q = __builtin_ctzll(t);
-        const int32_t n = count_upto(s, live, p->of_piece + (size_t)q * OW, p->pw0[q], p->pw1[q], best);
+        const int32_t n = count_upto(s, live, p->of_piece + (size_t)q * OW, p->pw0[q] > from ? p->pw0[q] : from,
+                                     p->pw1[q], best);
         if (n < best) { best = n; piece = q; cell = -1; }
     }
     L->branch_off = s->arena.n;
@@ -496,7 +517,7 @@ static int expand_mrv(Search *s, Level *L, int32_t d) {
     int32_t *out = s->arena.v + s->arena.n;
     int32_t n = 0;
     const u64 *mine = cell >= 0 ? p->cover + (size_t)cell * OW : p->of_piece + (size_t)piece * OW;
-    for (int32_t w = 0; w < OW; w++)
+    for (int32_t w = from; w < OW; w++)
         for (u64 x = live[w] & mine[w]; x; x &= x - 1) out[n++] = w * 64 + __builtin_ctzll(x);
     L->n_branch = n;
     s->arena.n += n;
