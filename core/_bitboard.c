@@ -547,12 +547,14 @@ static inline void descend(Search *s, int32_t j) {
     C->board = L->board | p->pl_mask[k];
     C->left = p->pl_piece[k] >= 0 ? L->left & ~((u64)1 << p->pl_piece[k]) : L->left;
     C->chosen = k;
-    /* the child's fitting placements: the parent's less those in conflict with k */
-    const int32_t OW = p->n_words;
+    /* the child's fitting placements: the parent's less those in conflict with k.  Only
+     * from the word of the parent's first empty cell's placements on: below it every
+     * placement is dead at this node and every node under it, and nothing reads there. */
+    const int32_t OW = p->n_words, from = p->lead[ctz128(~L->board) * (p->n_pieces + 1)] / 64;
     const u64 *restrict conf = p->conflict + (size_t)k * OW, *restrict up = s->live + (size_t)s->depth * OW;
     u64 *restrict down = s->live + ((size_t)s->depth + 1) * OW;
-    for (int32_t w = 0; w < OW; w++) down[w] = up[w] & ~conf[w];
-    s->updates += (u64)OW;
+    for (int32_t w = from; w < OW; w++) down[w] = up[w] & ~conf[w];
+    s->updates += (u64)(OW - from);
     s->depth++;
 }
 

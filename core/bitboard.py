@@ -59,8 +59,8 @@ from .search import COUNT, SolveRequest, SolveResult, Solver, Stats, Subpath
 MAX_CELLS = 128
 MAX_PIECES = 64
 #: MRV (fewest fits among cells and pieces) above this depth, first empty cell below; by
-#: default min(MAX_MRV_DEPTH, pieces // 2) (None): see the module docstring for why
-MAX_MRV_DEPTH = 6
+#: default min(MAX_MRV_DEPTH, 2 * pieces // 3) (None): see the module docstring for why
+MAX_MRV_DEPTH = 8
 #: the cheap part's check of each candidate (see core/_bitboard.c)
 DEFAULT_CHECKS = _bitboard.CHECK_ISOLATED | _bitboard.CHECK_DEAD
 _STOPPED = {0: None, 1: "budget", 2: "limit"}
@@ -248,7 +248,7 @@ class BitboardSolver(Solver):
         self.region = region
         self.given = tuple(int(k) for k in given)
         cells, pieces = classify(ec)  # type: ignore[misc]
-        self.mrv_depth = min(MAX_MRV_DEPTH, len(pieces) // 2) if mrv_depth is None else int(mrv_depth)
+        self.mrv_depth = min(MAX_MRV_DEPTH, 2 * len(pieces) // 3) if mrv_depth is None else int(mrv_depth)
         self.checks = int(checks)
         if self.mrv_depth < 0 or not 0 <= self.checks <= 3:
             raise ValueError("mrv_depth must be >= 0 and checks within 0..3")
