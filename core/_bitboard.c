@@ -20,19 +20,20 @@
  *     piece.  Zero fits: a dead end.  Branches: its fitting placements, in table order.
  *   - below (the cheap part, FEC): the first empty cell (lowest bit).  Branches: the
  *     fitting placements whose lowest cell it is (every lower cell is full, so no other
- *     placement can cover it), for the cell-only placements first and then the pieces
- *     left in increasing index — in table order — LESS those that fail the check below.
+ *     placement can cover it) — one contiguous range of the table, in table order —
+ *     LESS those that fail the check below.
  *
  *   The check of a candidate placement q (cheap part only): every empty cell next to q
- *   must still be coverable once q is placed — a neighbour whose own neighbours are all
- *   full is dead at once (one AND); otherwise some placement over it must fit (its
- *   "witness", remembered per cell, is tried first, then its placements by piece).  This
- *   finds the dead cells that MRV finds as items without options, without counting.
- *   A candidate that fails is not a branch (so it is neither a node nor a leaf).
+ *   that has at most two empty neighbours once q is placed must not be walled in (no
+ *   empty neighbour: dead, one AND) and must still have a fitting placement (some word
+ *   of live & ~conflict[q] & cover[c] is not zero).  It finds the dead cells that MRV
+ *   finds as items without options, without counting.  A candidate that fails is not a
+ *   branch (so it is neither a node nor a leaf).
  *
- *   The node's branching rule depends only on its depth and state, and so does the check
- *   (the witness is a cache: it changes how fast a cell is found alive, never whether it
- *   is), so the tree is deterministic, as the contract asks.
+ *   The branching rule depends only on the node's depth and state, and so does the
+ *   check (the per-cell witness word where a scan starts is a cache: it changes how fast
+ *   a cell is found alive, never whether it is), so the tree is deterministic, as the
+ *   contract asks.
  *
  * DATA LAYOUT
  *
@@ -40,42 +41,49 @@
  *     cells: bits 0..n_cells-1 of a u128 in the cover's order (the polyform model numbers
  *       the board along its shortest axis first); bits >= n_cells are always "full".
  *     placement table, sorted by (lowest cell, piece) so that the FEC candidates of cell c
- *       and piece p are one contiguous range  lead[slot(c, p)] .. lead[slot(c, p) + 1]
- *       with slot(c, p) = c * (n_pieces + 1) + p + 1  (p = -1: the cell-only placements):
+ *       are one contiguous range  lead[c * (n_pieces + 1)] .. lead[(c + 1) * (n_pieces + 1)]
+ *       (slot(c, p) = c * (n_pieces + 1) + p + 1 within it, p = -1: cell-only placements):
  *       pl_mask[k]    the placement's cells
  *       pl_around[k]  the cells next to it (not in it): where a dead cell may appear
  *       pl_piece[k]   its piece, -1 for none; pl_option[k] its ExactCover option id
- *     cover lists for the check: per slot(c, p) the placements over cell c (any lowest
- *       cell):  cov[slot] .. cov[slot + 1] index cov_mask[] / cov_piece[] (copies, so a
- *       scan reads one array)
+ *     bitsets over the table (OW = n_words 64-bit words each):
+ *       conflict[k]   the placements sharing a cell or the piece with k (k included)
+ *       cover[c]      the placements over cell c; non-zero only in words cw0[c]..cw1[c)-1
+ *       of_piece[p]   the placements of piece p; non-zero in words pw0[p]..pw1[p]-1
  *     nb[c]: cells that every placement over c also covers at least one of (the board
  *       neighbours); iso_ok[c]: nb[c] is such a set (false when a one-cell placement
  *       covers c), so "nb[c] all full" proves c dead.
  *
  *   Search (one per solve() call; no global state except the stop flag):
  *     lv[d]: the node at depth d: board, left, its branches (placement indices, in the
- *       int arena), the next branch to try, and for MRV levels its live placements (the
- *       fitting ones, filtered from the parent's: liveness only shrinks going down).
- *     witness[c]: a cover-list entry that fitted cell c last time it was checked.
+ *       int arena), the next branch to try, the placement that led to it.
+ *     live[d] (OW words): the placements that fit node d.  live[d + 1] = live[d] &
+ *       ~conflict[chosen], computed from the word of node d's first empty cell's
+ *       placements on: a placement whose lowest cell is below the first empty cell is
+ *       dead there and in every node below, and nothing reads those words again.
+ *     witness[c]: the word of cover[c] where a fit was found last.
  *
  *   INVARIANTS: lv[d + 1].board = lv[d].board | mask(chosen), lv[d + 1].left =
- *   lv[d].left less its piece; the branches of a node are fixed when it is expanded (so
- *   the weight of a child is the parent's / n_branch); a frontier entry is the path of
+ *   lv[d].left less its piece; live[d] holds exactly the placements fitting node d (from
+ *   its first empty cell's word on); the branches of a node are fixed when it is expanded
+ *   (so the weight of a child is the parent's / n_branch); a frontier entry is the path of
  *   option ids to a node with the branching factors along it.
  *
- *   "updates" (Stats.updates) counts placement tests: one per placement mask ANDed with a
- *   board, in the MRV filter, the FEC scan and the check — a machine-independent cost.
+ *   "updates" (Stats.updates) counts bitset words read: in the live copy, the MRV counts,
+ *   the FEC range and the check — a machine-independent cost.
  *
  * DESIGNS TRIED AND DROPPED (numbers in core/bitboard.py's module docstring): the first
  * empty cell alone (6x10 22 M nodes, pentacube box 5 G); with only the walled-in test
  * (6x10 12.7 M); region sizes by flood fill (8.9 M nodes but 2x the time); "every piece
  * left still fits" (6x10 3.5 M nodes at 600 ns); fewest fits among the next K empty cells
  * (9-11 M); the cell with the fewest empty neighbours (13 M); MRV on cells only (pieces
- * matter in 3D); the dead-cell scan only for pocket cells; the scan from the far end.
+ * matter in 3D); checks by scanning placement lists (2,500 instructions a node on the
+ * 8x8 less its centre); incremental MRV counts; the walled-in test first; SSE2 copies;
+ * no check with one or two pieces left (within 0.6% of the instructions either way).
  *
- * COST (not met: the aim was 50-100 ns a node): the cheap part's check scans the
- * placements over each neighbour of each candidate until one fits, and proving a cell
- * dead scans them all; per node that is ~100 placement tests in 2D, more in 3D.
+ * COST (the aim was 50-100 ns a node in the cheap part; not met): a cheap-part node
+ * costs about 1,000-1,500 instructions, most of them the check's word scans (a dead cell
+ * is proved by scanning its whole range) and the live copy.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

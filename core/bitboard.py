@@ -7,30 +7,49 @@ primary and 1:1, no colors, and the items split into at most 128 *cells* and at 
 is found from the cover itself (:func:`classify`), not from item names.  The tree and
 the data layout are described at the top of ``core/_bitboard.c``.
 
-The design kept, and why (measured on the 2-core machine, often shared, so read the
-times as upper bounds; nodes are exact):
+The design kept, and why (measured on the 2-core machine, usually shared with other
+jobs, so read the times as upper bounds; nodes are exact):
 
-* cells in the cover's order (the polyform model numbers boards along their shortest
-  axis first: columns of 6 on the 6x10, pillars of 3 on the 3x4x5 box);
-* MRV over cells and pieces for the first ``min(6, pieces // 2)`` levels: that is where
-  choosing the X or the I piece, or a corner cell, shrinks the tree most (8x8 less its
-  centre with the check below: 773 K nodes with no MRV levels, 255 K with 6, 118 K with 8
-  but at ~10 us per MRV node there);
-* below, the first empty cell, with every candidate placement checked for the empty
-  cells next to it: none may be walled in (one AND per cell) or have no placement left
-  (a scan of its placements, from a remembered witness).  It finds what MRV finds as an
-  item without options, and so keeps the tree near the MRV kernel's: 3x4x5 pentacubes
-  61.7 M nodes against the kernel's 45 M (1.4x), 6x10 4.3 M against 3.6 M, 8x8 less its
-  centre 414 K against 290 K.
+* the placements that still fit, as a bitset per level (a child's is its parent's less
+  the placements in conflict with the one chosen); every test below is a few word ANDs;
+* MRV over cells and pieces (fewest fitting placements, counted a word at a time and
+  stopped at the fewest so far) for the first ``min(8, 2 * pieces // 3)`` levels, where
+  the choice shrinks the tree most; 8 gives the smallest 3x4x5 pentacube tree (40.2 M
+  nodes, fewer than the MRV kernel's 45 M; 4: 87.7 M, 6: 64.8 M, 7: 48.5 M, 10: 45.8 M,
+  each MRV node costing more) and within 3% of the fewest instructions on the 2D boxes
+  (8x8 less its centre: 508 / 409 / 419 M instructions at 6 / 7 / 8);
+* below, the first empty cell in the cover's order (the polyform model numbers boards
+  along their shortest axis first; with this design the order matters little: the
+  pentacube box takes 40.3-40.8 M nodes in all six axis orders, the 6x10 2.50 M in
+  columns of 6 against 2.64 M in rows of 10), with every candidate placement checked:
+  an empty neighbour of it with at most two empty neighbours left must not be walled in
+  and must still have a placement that fits.  That finds most of what MRV finds as an
+  item without options (pentacube box with MRV for 6 levels: checking every neighbour
+  61.7 M nodes in 30.0 s, those with at most two empty neighbours 64.8 M in 21.3 s, at
+  most one 95.6 M in 27.0 s).
 
-Tried and dropped (a recursive C prototype, same machine; nodes exact):
+Tried and dropped, in the engine (instructions from callgrind, same tree):
 
-* first empty cell alone (the textbook yardstick): 6x10 22.2 M nodes at 48 ns, 8x8
-  less its centre 7.0 M, Soma 861 K; 3x4x5 pentacubes 5.0 G nodes;
-* ... plus the walled-in cell test only: 6x10 12.7 M nodes at 93 ns, 8x8 3.6 M;
+* candidate checks by scanning per-cell placement lists (with a remembered witness)
+  before the bitsets: 8x8 less its centre 0.195 s, 2,500 instructions a node;
+* MRV counts kept incrementally (the parent's, less the placements that died): 785 M
+  instructions against 631 M for counting anew with the early stop (8x8 less its centre);
+  counting the cells with at most two empty neighbours first: 8-10% more;
+* the walled-in test for every neighbour before any scan: 16% more instructions;
+* copying the live bitset two words at a time (SSE2 vectors): more instructions than
+  the plain loop the compiler emits;
+* no check once one or two pieces are left (their subtrees are small): within 0.6% of
+  the instructions either way on the pentacube box.
+
+and in a recursive C prototype (nodes exact, no MRV levels unless said):
+
+* first empty cell alone (the textbook yardstick): 6x10 22.2 M nodes at 48 ns, 8x8 less
+  its centre 7.0 M, Soma 861 K; 3x4x5 pentacubes 5.0 G nodes;
+* ... plus the walled-in cell test only: 6x10 12.7 M nodes at 93 ns, 8x8 3.6 M; on the
+  pentacube box not done in 15 minutes;
 * ... plus region sizes by flood fill (every empty region next to the new piece at least
   the smallest piece and a multiple of the sizes' gcd): 6x10 8.9 M nodes but 240 ns a
-  node (2.2 s), 8x8 1.9 M, 0.83 s: the fill costs more than it saves;
+  node, 8x8 1.9 M: the fill costs more than it saves;
 * ... plus "every piece left still fits somewhere": 6x10 3.5 M nodes (from 4.1 M), 8x8
   636 K (from 773 K), at 550-600 ns a node; pentacubes 151.6 M nodes, 140 s;
 * "fewest fits among the next K empty cells" (K = 2..4): 6x10 9.1-10.9 M nodes, 8x8
@@ -39,11 +58,8 @@ Tried and dropped (a recursive C prototype, same machine; nodes exact):
   8x8 2.6 M, Soma 340 K: no better than the first empty cell;
 * MRV over cells only, all the way: 6x10 5.8 M, 8x8 792 K, and on the pentacube box past
   60 M nodes before depth 12 was done: the pieces (I, X) matter in 3D;
-* MRV for the first 2 or 3 levels then the first empty cell with the walled-in and
-  region tests, on the pentacube box: over 400 s, not finished;
-* the dead-cell scan only for neighbours with at most 1 or 2 empty neighbours: 8x8
-  416-516 K nodes, no faster; scanning the placements from the far end of the cell order
-  first: 16% fewer tests, no faster.
+* MRV for the first 2 or 3 levels then the first empty cell with the walled-in and region
+  tests, on the pentacube box: over 400 s, not finished.
 """
 from __future__ import annotations
 
@@ -58,6 +74,8 @@ from .search import COUNT, SolveRequest, SolveResult, Solver, Stats, Subpath
 
 MAX_CELLS = 128
 MAX_PIECES = 64
+#: memory at most for the placements' conflict bitsets (options^2 / 8 bytes): 46,000 options
+MAX_TABLE_BYTES = 256 << 20
 #: MRV (fewest fits among cells and pieces) above this depth, first empty cell below; by
 #: default min(MAX_MRV_DEPTH, 2 * pieces // 3) (None): see the module docstring for why
 MAX_MRV_DEPTH = 8
@@ -161,6 +179,9 @@ def refusal(ec: ExactCover) -> str | None:
         return f"{what} without multiplicities (every item covered once); this one has some"
     if ec.n_primary != ec.n_items:
         return f"{what} without secondary items; this one has {ec.n_items - ec.n_primary}"
+    if ec.n_options * ((ec.n_options + 63) // 64) * 8 > MAX_TABLE_BYTES:
+        return (f"{what} of at most {MAX_TABLE_BYTES >> 20} MB of placement conflicts; this one has "
+                f"{ec.n_options} options")
     if classify(ec) is None:
         return (f"{what}: at most {MAX_CELLS} cells and {MAX_PIECES} pieces, every option with a cell and at "
                 f"most one piece; this one ({ec.n_items} items) cannot be split that way")

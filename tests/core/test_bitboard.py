@@ -244,6 +244,8 @@ def test_refusals_name_the_reason():
     with pytest.raises(ValueError, match="128 cells"):
         BitboardSolver(wide)
     assert not accepts(wide)
+    many = ExactCover.build(["a", "b"], [], [["a", "b"]] * 50_000)
+    assert "conflicts" in refusal(many)
 
 
 def test_empty_cover_and_single_options():
