@@ -28,6 +28,20 @@ jobs, so read the times as upper bounds; nodes are exact):
   61.7 M nodes in 30.0 s, those with at most two empty neighbours 64.8 M in 21.3 s, at
   most one 95.6 M in 27.0 s).
 
+Measured side by side (2026-11-27, ``bench/bench_kernel.py --solvers
+kernel,cheap,bitboard,xcover``, best of 3, pentacubes once; the machine was shared and
+about 1.6x slower than on quiet days: the kernel took 1.6 s on the 6x10, 31 s on the
+pentacube box): 6x10 0.75 s against the kernel's 1.62 s (2.2x), 8x8 less its centre
+0.085 s against 0.125 s (1.5x), Soma 0.032 s against 0.044 s (1.4x), the 3x4x5 pentacube
+box 19.8 s (40.3 M nodes, 490 ns a node) against 31.1 s (44.8 M nodes) (1.6x; xcover
+182 s, the textbook bitboard over 200 s); dominoes-8x8 2.6 s against the kernel's memo
+0.001 s (no piece to choose, 70 M nodes: count those with the kernel).  The 18 one-sided
+pentominoes in a 6x15 box (two-word board), estimated from 40 and 20 random subtrees at
+depth 3: 2.1 h +- 0.5 against the kernel's 4.4 h +- 1.4 (about 19 G nodes each).
+The aims (3x the kernel on the pentacube box and the 8x8 less its centre, 50-100 ns a
+node) are not met: the tree is there (at or below the MRV kernel's), the cost per node
+is not (see COST in core/_bitboard.c).
+
 Tried and dropped, in the engine (instructions from callgrind, same tree):
 
 * candidate checks by scanning per-cell placement lists (with a remembered witness)
