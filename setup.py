@@ -9,6 +9,11 @@ setup(
             extra_compile_args=["-O3", "-std=c11", "-Wall", "-Wextra"],
         ),
         Extension(
+            "core._bitboard",
+            sources=["core/_bitboard.c"],
+            extra_compile_args=["-O3", "-std=c11", "-Wall", "-Wextra"],
+        ),
+        Extension(
             "core._frontier",
             sources=["core/_frontier.c"],
             depends=["core/_frontier_levels.h"],

@@ -4,7 +4,9 @@
     .venv/bin/python bench/bench_kernel.py --problems soma,pentomino-6x10 --solvers kernel,xcover
     .venv/bin/python bench/bench_kernel.py --timeout 30 --files my.dlx
 
-Solvers: ``kernel`` (our C kernel, count), ``levels`` (the kernel counting level by level,
+Solvers: ``kernel`` (our C kernel, count), ``cheap`` (the bitboard engine,
+core/bitboard.py: MRV near the root, first empty cell below; plain polyform covers of at
+most 128 cells and 64 pieces), ``levels`` (the kernel counting level by level,
 ``KernelSolver(levels=True)``: core/frontier.py; plain covers of at most 128 items or
 fitting one window),
 ``auto`` (the kernel choosing between the two, ``levels="auto"``, the command line's
@@ -15,6 +17,10 @@ one 64-bit word, pieces as a bit mask, fill the first empty cell; only for probl
 most 64 cells plus piece items),
 ``xcover`` (PyPI, numba dancing cells: enumerates to count) and ``exact-cover``
 (PyPI, C dancing links on a dense 0/1 matrix; secondary items become slack rows).
+The kernel and cheap cells also show the nodes searched and the time per node.
+``--budget N`` stops the kernel and cheap after N nodes instead, and shows the share of
+the tree done and the whole count's time estimated from it (for counts of hours).
+Problem files: DLX, or polyform TOML (``--files bench/problems/one-sided-pentominoes-6x15.toml``).
 Each run is a fresh subprocess with a time cap; the time shown is the count alone
 (reading the file, building the solver's input and numba's JIT warm-up excluded).
 A count that disagrees with the file's ``| solutions: N`` comment is flagged WRONG.
@@ -32,7 +38,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-SOLVERS = ["kernel", "levels", "auto", "reference", "naive", "bitboard", "xcover", "exact-cover"]
+SOLVERS = ["kernel", "cheap", "levels", "auto", "reference", "naive", "bitboard", "xcover", "exact-cover"]
 
 
 # ---------------------------------------------------------------------------- the solvers
@@ -102,14 +108,33 @@ def bitboard_binary() -> str:
     return exe
 
 
-def prepare(solver: str, ec):
+def searched(s, budget: int | None):
+    """Count with a Solver, as a dict with its nodes (and under a budget the share done)."""
+    from core.search import SolveRequest
+
+    def run():
+        r = s.solve((), SolveRequest(node_budget=budget)) if budget else s.solve()
+        out = {"count": r.count, "nodes": r.stats.nodes, "seconds": r.stats.seconds}
+        if budget:
+            out["done"] = float(r.weight_done)
+        return out
+
+    return run
+
+
+def prepare(solver: str, ec, budget: int | None = None):
     """The solver's own input, and a function counting its solutions."""
     plain = len(ec.colors) == 1 and ec.bounds is None
     if solver == "kernel":
         from core.kernel import KernelSolver
 
-        s = KernelSolver(ec)
-        return s.count
+        return searched(KernelSolver(ec), budget)
+    if solver == "cheap":
+        from core.bitboard import BitboardSolver, accepts
+
+        if not accepts(ec):
+            return None
+        return searched(BitboardSolver(ec), budget)
     if solver == "levels":
         from core.frontier import accepts
         from core.kernel import KernelSolver
@@ -175,25 +200,42 @@ def prepare(solver: str, ec):
     raise SystemExit(f"unknown solver {solver!r}")
 
 
-def run_one(solver: str, path: str, repeat: int = 1) -> dict:
-    """In the subprocess: read the file, prepare, time the count (the best of `repeat`)."""
-    sys.path.insert(0, ROOT)
+def read_cover(path: str):
+    """The exact cover of a DLX file or a polyform TOML file."""
+    with open(path, encoding="utf-8") as fh:
+        text = fh.read()
+    if path.endswith(".toml"):
+        from core.polyform.problem import problem_from_text
+
+        return problem_from_text(text, source_name=path, format="toml").exact_cover()
     from core.dlx_format import parse_dlx
 
-    with open(path, encoding="utf-8") as fh:
-        ec = parse_dlx(fh.read(), source=path)
-    count = prepare(solver, ec)
+    return parse_dlx(text, source=path)
+
+
+def run_one(solver: str, path: str, repeat: int = 1, budget: int | None = None) -> dict:
+    """In the subprocess: read the file, prepare, time the count (the best of `repeat`)."""
+    sys.path.insert(0, ROOT)
+    ec = read_cover(path)
+    count = prepare(solver, ec, budget)
     if count is None:
+        return {"status": "n/a"}
+    if budget and solver not in ("kernel", "cheap"):
         return {"status": "n/a"}
     best = None
     for _ in range(max(1, repeat)):
         start = time.perf_counter()
         n = count()
         seconds = time.perf_counter() - start
+        extra = {}
         if isinstance(n, tuple):  # (count, seconds timed by the solver itself)
             n, seconds = n
-        best = seconds if best is None else min(best, seconds)
-    return {"status": "ok", "count": n, "seconds": best}
+        elif isinstance(n, dict):  # a Solver's count, nodes and own time
+            extra = n
+            n, seconds = extra.pop("count"), extra.pop("seconds")
+        if best is None or seconds < best["seconds"]:
+            best = {"status": "ok", "count": n, "seconds": seconds, **extra}
+    return best
 
 
 # ---------------------------------------------------------------------------- the table
@@ -206,8 +248,10 @@ def expected_count(path: str) -> int | None:
     return None
 
 
-def measure(solver: str, path: str, timeout: float, repeat: int = 1) -> dict:
+def measure(solver: str, path: str, timeout: float, repeat: int = 1, budget: int | None = None) -> dict:
     cmd = [sys.executable, os.path.abspath(__file__), "--repeat", str(repeat), "--worker", solver, path]
+    if budget:
+        cmd += ["--budget", str(budget)]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -229,6 +273,13 @@ def cell(result: dict, base: float | None, expected: int | None, timeout: float)
     text = f"{result['seconds']:.3f}s"
     if base:
         text += f" ({result['seconds'] / base:.1f}x)"
+    if "nodes" in result:
+        nodes = result["nodes"]
+        text += f" {nodes / 1e6:.2f}M nodes {1e9 * result['seconds'] / max(1, nodes):.0f} ns/node"
+    if "done" in result:
+        share = result["done"]
+        text += f", {share:.2e} done, whole ~{result['seconds'] / share / 3600:.2f} h" if share else ", 0 done"
+        return text
     if expected is not None and result["count"] != expected:
         text += f" WRONG {result['count']}"
     return text
@@ -243,10 +294,12 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="print the raw results as JSON too")
     parser.add_argument("--repeat", type=int, default=1,
                         help="count this many times per solver and keep the best (a shared machine is noisy)")
+    parser.add_argument("--budget", type=int, default=None,
+                        help="kernel and cheap only: stop after this many nodes and estimate the whole count's time")
     parser.add_argument("--worker", nargs=2, metavar=("SOLVER", "FILE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        print(json.dumps(run_one(*args.worker, repeat=args.repeat)))
+        print(json.dumps(run_one(*args.worker, repeat=args.repeat, budget=args.budget)))
         return
 
     solvers = [s for s in args.solvers.split(",") if s]
@@ -268,7 +321,7 @@ def main() -> None:
         expected = expected_count(path)
         results = {}
         for s in solvers:
-            results[s] = measure(s, path, args.timeout, args.repeat)
+            results[s] = measure(s, path, args.timeout, args.repeat, args.budget)
             print(f"  {name:22} {s:12} {results[s]}", file=sys.stderr, flush=True)
         raw[name] = results
         base = results.get("kernel", {}).get("seconds")
@@ -285,6 +338,7 @@ def main() -> None:
         print("| " + " | ".join(str(c).ljust(w) for c, w in zip(r, widths)) + " |")
     best = f", best of {args.repeat}" if args.repeat > 1 else ""
     print(f"\ntimes: the count alone{best}, per solver, in a fresh process; (Nx) = time / kernel time; cap {args.timeout:g}s")
+    print("kernel and cheap: nodes entered, and the count's time per node")
     if args.json:
         print(json.dumps(raw, indent=1))
 

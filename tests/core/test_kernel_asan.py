@@ -1,5 +1,5 @@
-"""The kernel's property tests (search and level count) again, with the C code built under AddressSanitizer, so a
-memory error fails CI instead of a user's run."""
+"""The kernel's property tests (search and level count) and the bitboard engine's again, with the C code built
+under AddressSanitizer, so a memory error fails CI instead of a user's run."""
 from __future__ import annotations
 
 import os
@@ -29,7 +29,7 @@ def test_kernel_property_tests_pass_under_address_sanitizer(tmp_path):
     shutil.copytree(ROOT / "core", pkg, ignore=shutil.ignore_patterns("*.so", "__pycache__"))
     suffix = sysconfig.get_config_var("EXT_SUFFIX")
     include = sysconfig.get_paths()["include"]
-    for module in ("_kernel", "_frontier"):
+    for module in ("_kernel", "_frontier", "_bitboard"):
         subprocess.run(
             [
                 "gcc", "-shared", "-fPIC", "-std=c11", "-O1", "-g", "-Wall", "-Wextra", "-Werror",
@@ -42,6 +42,7 @@ def test_kernel_property_tests_pass_under_address_sanitizer(tmp_path):
     tests.mkdir()
     shutil.copy(ROOT / "tests" / "core" / "test_kernel_properties.py", tests)
     shutil.copy(ROOT / "tests" / "core" / "test_frontier_properties.py", tests)
+    shutil.copy(ROOT / "tests" / "core" / "test_bitboard.py", tests)
     env = dict(os.environ)
     env.update(
         PYTHONPATH=str(tmp_path),
@@ -52,7 +53,7 @@ def test_kernel_property_tests_pass_under_address_sanitizer(tmp_path):
         UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1",
     )
     result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "--rootdir", str(tmp_path), str(tests)],
+        [sys.executable, "-m", "pytest", "-q", "-x", "-m", "not slow", "-p", "no:cacheprovider", "--rootdir", str(tmp_path), str(tests)],
         cwd=tmp_path,
         env=env,
         capture_output=True,
