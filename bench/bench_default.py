@@ -55,7 +55,7 @@ TARGETS = {
 #: seconds the default run may take (where the target is a time)
 TIME_LIMITS = {"pentomino-one-sided-3x30": 1.0, "pentomino-one-sided-5x18": 30.0, "pentomino-one-sided-6x15": 600.0}
 #: the methods named by hand, compared with the default's automatic choice
-METHODS = {"search": ["--by-search"], "levels": ["--by-levels"]}
+METHODS = {"search": ["--by-search"], "bitboard": ["--by-bitboard"], "levels": ["--by-levels"]}
 
 
 def tilecensus(name: str, flags: list[str], timeout: float) -> dict:

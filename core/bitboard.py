@@ -299,17 +299,8 @@ class BitboardSolver(Solver):
             at = {item: k for k, item in enumerate(region.cells)}
             region_nb = [[bit[region.cells[j]] for j in region.neighbors[at[item]]] for item in cells]
         nb, iso_ok = _neighbours(masks, len(cells), region_nb)
-        # the root: the given options, which must not overlap
-        board, left = 0, (1 << len(pieces)) - 1
-        for k in self.given:
-            if not 0 <= k < ec.n_options:
-                raise ValueError(f"given option {k} is outside 0..{ec.n_options - 1}")
-            if masks[k] & board or (piece[k] >= 0 and not left >> piece[k] & 1):
-                raise ValueError(f"given option {k} conflicts with the given options before it")
-            board |= masks[k]
-            if piece[k] >= 0:
-                left &= ~(1 << piece[k])
-        self._root = (board & ((1 << 64) - 1), board >> 64, left)
+        self._masks, self._piece = masks, piece
+        self._root = self._root_of(self.given)
         lo, hi = _halves(masks)
         nb_lo, nb_hi = _halves(nb)
         self._problem = _bitboard.Problem(
@@ -317,8 +308,32 @@ class BitboardSolver(Solver):
             [int(x) for x in iso_ok], self.mrv_depth, self.checks,
         )
 
+    def _root_of(self, given: Sequence[int]) -> tuple[int, int, int]:
+        """The root's board (two words) and pieces left, below the partial cover
+        ``given``, whose options must not overlap."""
+        masks, piece = self._masks, self._piece
+        board, left = 0, (1 << len(self._pieces)) - 1
+        for k in given:
+            if not 0 <= k < self.ec.n_options:
+                raise ValueError(f"given option {k} is outside 0..{self.ec.n_options - 1}")
+            if masks[k] & board or (piece[k] >= 0 and not left >> piece[k] & 1):
+                raise ValueError(f"given option {k} conflicts with the given options before it")
+            board |= masks[k]
+            if piece[k] >= 0:
+                left &= ~(1 << piece[k])
+        return board & ((1 << 64) - 1), board >> 64, left
+
     def __reduce__(self):  # picklable for process pools: rebuilt from the exact cover
         return (_rebuild, (self.ec, self.region, self.given, self.mrv_depth, self.checks))
+
+    def below(self, given: Sequence[int]) -> "BitboardSolver":
+        """This search started from the partial cover ``self.given + given``; the compiled
+        problem is shared, not rebuilt."""
+        other = object.__new__(BitboardSolver)
+        other.__dict__.update(self.__dict__)
+        other.given = self.given + tuple(int(k) for k in given)
+        other._root = self._root_of(other.given)
+        return other
 
     @property
     def split_items(self) -> tuple[list[int], list[int]]:

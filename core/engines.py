@@ -17,6 +17,7 @@ option and the problem — never a ``TypeError`` from deep inside.
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, fields, replace
 from enum import StrEnum
 from typing import Callable, Protocol, Sequence
@@ -26,18 +27,22 @@ from .distinct import DistinctSolver
 from .errors import ProblemError
 from .exact_cover import ExactCover
 from .frontier import AUTO_MAX_BAND, AUTO_TRIAL_NODES, band, refusal
+from .bitboard import BitboardSolver
+from .bitboard import refusal as bitboard_refusal
 from .kernel import KernelSolver
 from .pruning import RegionRule
 from .reference import ReferenceSolver
 from .search import SolveRequest, SolveResult, Solver
-from .symmetry import OptionSymmetry, OrbitCounter, best_anchor, countable
+from .symmetry import OptionSymmetry, OrbitCounter, best_anchor
 
 
 class Method(StrEnum):
-    """How a count goes: a tree search, counting by levels (:mod:`core.frontier`), or
-    chosen automatically (:func:`choose_method`)."""
+    """How a count goes: the kernel's tree search (MRV), the cheap-node search on a
+    bitboard (:mod:`core.bitboard`: plain polyform covers), counting by levels
+    (:mod:`core.frontier`), or chosen automatically (:func:`choose_method`)."""
 
     SEARCH = "search"
+    BITBOARD = "bitboard"
     LEVELS = "levels"
     AUTO = "auto"
 
@@ -76,6 +81,11 @@ class SolverOptions:
 
 #: how the command line spells each option (for messages)
 FLAGS = {"distinct": "--distinct", "memo": "--no-memo", "method": "--by-levels", "symmetry": "--symmetry"}
+
+
+def flag(option: str, options: "SolverOptions") -> str:
+    """The command-line flag that asked for ``option``'s value."""
+    return f"--by-{options.method}" if option == "method" else FLAGS.get(option, option)
 
 
 class Searchable(Protocol):
@@ -131,6 +141,8 @@ def register_engine(engine: Engine) -> None:
 
 # ----------------------------------------------------------------------------- the two cover engines
 def _kernel(ec: ExactCover, hints: SearchHints, options: SolverOptions) -> Solver:
+    if options.method is Method.BITBOARD:
+        return BitboardSolver(ec, region=hints.board or hints.region)
     levels = {Method.SEARCH: False, Method.LEVELS: True, Method.AUTO: "auto"}[options.method]
     board = hints.board if options.method is not Method.SEARCH else None
     return KernelSolver(ec, hints.heuristic, hints.region, memo=options.memo, levels=levels, board=board)
@@ -148,7 +160,8 @@ def _cover_engine(name: str, summary: str, honours: set[str], make) -> Engine:
     return Engine(name, summary, frozenset(honours), build, make)
 
 
-register_engine(_cover_engine("kernel", "the C kernel: exact cover on bitsets, MRV, counting memo, counting by levels",
+register_engine(_cover_engine("kernel", "the C kernels: exact cover on bitsets (MRV, counting memo), the cheap-node "
+                                        "search on a bitboard, counting by levels",
                               {"distinct", "memo", "method", "symmetry"}, _kernel))
 register_engine(_cover_engine("reference", "the pure-Python reference of the kernel's contract (slow; for checking)",
                               {"distinct", "symmetry"}, _reference))
@@ -180,7 +193,7 @@ def engine_for(problem: Searchable, options: SolverOptions) -> Engine:
             able = [n for n in offered if option in ENGINES[n].honours] if option in FLAGS else []
             where = (f"; use the {_listing(able)} engine" if able else
                      f"; a {problem.kind} problem is searched by the {_listing(offered)} engine")
-            raise ProblemError(f"{problem.name}: {FLAGS.get(option, option)} is not an option of the {name} engine"
+            raise ProblemError(f"{problem.name}: {flag(option, options)} is not an option of the {name} engine"
                                f"{where}")
     if options.distinct and problem.symmetry() is None:
         raise ProblemError(f"{problem.name}: --distinct needs a model with a symmetry group "
@@ -189,6 +202,10 @@ def engine_for(problem: Searchable, options: SolverOptions) -> Engine:
         why = refusal(_cover_of(problem))
         if why is not None:
             raise ProblemError(f"{problem.name}: --by-levels: {why}")
+    if options.method is Method.BITBOARD:
+        why = bitboard_refusal(_cover_of(problem))
+        if why is not None:
+            raise ProblemError(f"{problem.name}: --by-bitboard: {why}")
     return engine
 
 
@@ -197,7 +214,11 @@ def solver_for(problem: Searchable, options: SolverOptions = SolverOptions()) ->
     engine = engine_for(problem, options)
     if not options.distinct:
         solver = engine.build(problem, options)
-        by_orbits = orbit_counter(problem, solver) if options.symmetry and "symmetry" in engine.honours else None
+        by_orbits = None
+        if options.symmetry and "symmetry" in engine.honours:
+            # a level count shares states within one unit: levels count below the first
+            # representatives only, the searches below nested ones too
+            by_orbits = orbit_counter(problem, solver, nested=0 if options.method is Method.LEVELS else 2)
         return by_orbits or solver
     group = problem.symmetry()
     assert group is not None and engine.cover_solver is not None  # engine_for checked both
@@ -207,15 +228,15 @@ def solver_for(problem: Searchable, options: SolverOptions = SolverOptions()) ->
                           lambda ec: make(ec, hints, options))
 
 
-def orbit_counter(problem: Searchable, solver: Solver) -> OrbitCounter | None:
+def orbit_counter(problem: Searchable, solver: Solver, nested: int = 2) -> OrbitCounter | None:
     """``solver``'s count by orbits of the problem's symmetry group, or None where there is
     no group larger than the identity, the cover has colors, or no item is fixed by a
     symmetry other than the identity."""
     group = problem.symmetry()
-    if group is None or group.order < 2 or not countable(group.ec):
+    if group is None or group.order < 2 or not group.countable:
         return None
     anchor = best_anchor(group, range(group.order))
-    return None if anchor is None else OrbitCounter(group, solver.below, anchor=anchor)
+    return None if anchor is None else OrbitCounter(group, solver.below, anchor=anchor, nested=nested)
 
 
 def _listing(names) -> str:
@@ -239,17 +260,50 @@ class MethodChoice:
         return self.options.method
 
 
-def choose_method(problem: Searchable, options: SolverOptions, *, whole_count: bool) -> MethodChoice:
-    """Settle ``Method.AUTO``: count by levels where it is expected to pay, else search.
+#: a count whose search trial suggests less than this (seconds) goes by search: racing
+#: the other methods would cost more than they could save
+SMALL_SECONDS = 0.05
+#: the two searches race where the trial suggests at least this many seconds
+RACE_SECONDS = 1.0
+#: the race of the two searches (see :func:`choose_method`): this many states, each with
+#: a subtree of STATE_NODES_MIN to STATE_NODES_MAX search nodes, found by at most
+#: STATE_WALKS random walks
+STATES = 4
+STATE_NODES_MIN = 2_000
+STATE_NODES_MAX = 20_000
+STATE_WALKS = 16
+#: a level count tried on one unit of the count gives up past this much work (about two
+#: minutes); its memory cap is the kernel's memo cap
+LEVELS_MAX_TRANSITIONS = 1_500_000_000
+#: the search must beat levels on the same unit by this much to be chosen over them
+LEVELS_MARGIN = 1.5
 
-    Only a whole count (one count of the whole tree: no listing, split, node budget or
-    verification) of a plain cover with the kernel, no ``--distinct`` and the memo on may
-    go by levels: a cover whose band (:func:`core.frontier.band`) is at most
-    :data:`~core.frontier.AUTO_MAX_BAND` and whose search (by orbits, when ``symmetry``)
-    does not end within :data:`~core.frontier.AUTO_TRIAL_NODES` nodes, which this runs —
-    a count that ends there is the answer (``trial``).  A level count goes by orbits too,
-    where asked: one level count per representative, each from a covered anchor (the
-    6x10 box: 451,212 states against 1,340,355).
+
+def choose_method(problem: Searchable, options: SolverOptions, *, whole_count: bool) -> MethodChoice:
+    """Settle ``Method.AUTO`` by measuring: the search, the cheap-node search (bitboard)
+    and counting by levels, each by orbits of the symmetry group where asked.
+
+    Only a whole count (no listing, split, node budget or verification) of a plain cover
+    with the kernel, no ``--distinct`` and the memo on has a choice; otherwise it searches.
+
+    1. The search (by orbits) runs :data:`~core.frontier.AUTO_TRIAL_NODES` nodes: a count
+       that ends there is the answer (``trial``); one that the trial's share of the tree
+       puts under :data:`SMALL_SECONDS` searches.
+    2. The two searches race where the cover allows the bitboard: each counts the same
+       few states (partial covers found by random walks down the tree, each with a
+       subtree of a few thousand nodes); the faster is the search.
+    3. Levels, where the cover allows them (band at most
+       :data:`~core.frontier.AUTO_MAX_BAND`), count one *unit* — the first of the
+       searches below the orbit representatives, or the whole count without orbits —
+       and the search counts the same unit, given :data:`LEVELS_MARGIN` less time.
+       Without orbits the unit is the whole count, so whichever finishes is the answer.
+
+    Racing on small states alone was tried and dropped: levels merge more states the
+    bigger the subtree, so on small ones they looked no better than the bitboard
+    (one-sided 5x18: 47 against 45 ms) where on the whole count they are five times
+    faster (62 s against 5 minutes).  Estimating whole trees by Knuth's random walks was
+    dropped too: 48 walks put the one-sided 6x15 box at 32 s for the bitboard (it takes
+    about 23 minutes).
     """
     engine_for(problem, options)
     if options.method is not Method.AUTO:
@@ -258,19 +312,102 @@ def choose_method(problem: Searchable, options: SolverOptions, *, whole_count: b
     engine = engine_for(problem, searched)
     if not whole_count or engine.name != "kernel" or options.distinct or not options.memo:
         return MethodChoice(searched, "search: only a whole count with the kernel, no --distinct or --no-memo, "
-                                      "may go by levels", solver_for(problem, searched))
+                                      "has a choice of method", solver_for(problem, searched))
     ec = _cover_of(problem)
     solver = solver_for(problem, searched)
     trial = solver.solve((), SolveRequest(node_budget=AUTO_TRIAL_NODES))
     if trial.complete:
         return MethodChoice(searched, f"search: the tree ended within its {AUTO_TRIAL_NODES:,}-node trial", solver,
                             trial)
+    size = trial.stats.seconds / max(float(trial.weight_done), 1e-12)
+    if size < SMALL_SECONDS:
+        return MethodChoice(searched, f"search: its trial finished {float(trial.weight_done):.0%} of the tree", solver)
+    hints = problem.search_hints()
+    notes: list[str] = []
+    method, fast = Method.SEARCH, solver
+    if size >= RACE_SECONDS and bitboard_refusal(ec) is None:
+        racers = {Method.SEARCH: _kernel(ec, hints, searched),
+                  Method.BITBOARD: _kernel(ec, hints, replace(options, method=Method.BITBOARD))}
+        states = _race_states(racers[Method.SEARCH])
+        if states:
+            times = {m: _race_time(racer, states) for m, racer in racers.items()}
+            method = min(times, key=times.get)
+            notes.append(f"on {len(states)} states of the tree " +
+                         ", ".join(f"{m} {1000 * t:.1f} ms" for m, t in sorted(times.items(), key=lambda mt: mt[1])))
+            if method is Method.BITBOARD:
+                fast = solver_for(problem, replace(options, method=method))
     why_not = refusal(ec)
     width = band(ec) if why_not is None else None
     if why_not is None and width > AUTO_MAX_BAND:
-        why_not = f"band {width} is past {AUTO_MAX_BAND}"
+        why_not = f"band {width} past {AUTO_MAX_BAND}"
     if why_not is not None:
-        return MethodChoice(searched, f"search: not for counting by levels ({why_not})", solver)
-    levels = replace(options, method=Method.LEVELS)
-    return MethodChoice(levels, f"counting by levels: band {width} (at most {AUTO_MAX_BAND}) and a search tree past "
-                                "its trial; --by-search to search instead", solver_for(problem, levels))
+        notes.append(f"not levels: {why_not}")
+        return MethodChoice(replace(options, method=method), f"{method}: " + "; ".join(notes), fast)
+    levels_options = replace(options, method=Method.LEVELS)
+    levels = solver_for(problem, levels_options)
+    units = levels.searches() if isinstance(levels, OrbitCounter) else [((), levels)]
+    unit_path, unit = units[0]
+    started = time.perf_counter()
+    done = unit.level_count(max_transitions=LEVELS_MAX_TRANSITIONS) if isinstance(unit, KernelSolver) else None
+    levels_seconds = time.perf_counter() - started
+    if done is None:
+        notes.append(f"levels gave up on one of {len(units)} units after {levels_seconds:.2g} s")
+        return MethodChoice(replace(options, method=method), f"{method}: " + "; ".join(notes), fast)
+    whole = len(units) == 1 and not isinstance(levels, OrbitCounter)
+    # the same unit: below the same representatives (nested counters followed)
+    searcher = _unit_of(fast, unit_path) if isinstance(fast, OrbitCounter) and not whole else fast
+    race = searcher.solve((), SolveRequest(seconds=levels_seconds / LEVELS_MARGIN))
+    unit_note = "the whole count" if whole else f"one of {len(units)} units"
+    if race.complete:
+        notes.append(f"{unit_note}: {method} {race.stats.seconds:.2g} s, levels {levels_seconds:.2g} s")
+        return MethodChoice(replace(options, method=method), f"{method}: " + "; ".join(notes), fast,
+                            race if whole else None)
+    notes.append(f"{unit_note}: levels {levels_seconds:.2g} s, {method} past {levels_seconds / LEVELS_MARGIN:.2g} s")
+    first = None
+    if whole:  # the level count was the whole count: it is the answer
+        first = levels.solve()
+    return MethodChoice(levels_options, "levels: " + "; ".join(notes), levels, first)
+
+
+def _unit_of(counter: OrbitCounter, path: tuple[int, ...]) -> Solver:
+    """The search below an orbit count's unit at ``path`` (nested counters followed)."""
+    solver: Solver = counter
+    for j in path:
+        if not isinstance(solver, OrbitCounter):
+            break
+        solver = solver.child(j)
+    return solver
+
+
+def _race_states(search: Solver) -> list[tuple[int, ...]]:
+    """Partial covers to race on: random walks down the search tree (seeded, so the
+    choice is repeatable) to the first node whose subtree has between STATE_NODES_MIN and
+    STATE_NODES_MAX nodes."""
+    import random
+
+    rng = random.Random(0)
+    states: list[tuple[int, ...]] = []
+    n_options = getattr(search, "ec").n_options
+    for _ in range(STATE_WALKS):
+        path: tuple[int, ...] = ()
+        while True:
+            r = search.solve(path, SolveRequest(node_budget=STATE_NODES_MAX))
+            if r.complete:
+                if r.stats.nodes >= STATE_NODES_MIN and path not in states:
+                    states.append(path)
+                break
+            children = search.split(len(path) + 1, path)
+            if len(children) == 1 and children[0].path == path:
+                break
+            path = rng.choice(children).path
+        if len(states) >= STATES:
+            break
+    return [tuple(k for k in path if k < n_options) for path in states]
+
+
+def _race_time(racer: Solver, states: list[tuple[int, ...]]) -> float:
+    """Seconds the racer takes to count below each state, in all."""
+    started = time.perf_counter()
+    for state in states:
+        racer.below(state).solve()
+    return time.perf_counter() - started

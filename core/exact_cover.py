@@ -194,6 +194,18 @@ class ExactCover:
         return self.bounds[item] if self.bounds else (1, 1)
 
     @cached_property
+    def derived(self) -> dict:
+        """What solvers compute once from this cover and keep with it (a compiled kernel
+        problem, the band, ...), keyed by whoever stores it.  The cover itself is
+        immutable, so whatever is derived from it stays true."""
+        return {}
+
+    @cached_property
+    def colored(self) -> bool:
+        """Whether some option gives an item a color."""
+        return any(c for option in self.options for _, c in option)
+
+    @cached_property
     def item_sets(self) -> tuple[frozenset[Item], ...]:
         """The items of each option, as a set (computed once)."""
         return tuple(frozenset(i for i, _ in option) for option in self.options)

@@ -235,6 +235,14 @@ def _halves(masks) -> tuple[list[int], list[int]]:
 
 
 def band(ec: ExactCover) -> int:
+    """(kept with the cover: see :func:`_band`)"""
+    found = ec.derived.get("band")
+    if found is None:
+        found = ec.derived["band"] = _band(ec)
+    return found
+
+
+def _band(ec: ExactCover) -> int:
     """How far the level count's window must reach: the most items from an option's lead
     to its highest item that is itself some option's lead.  Items that lead no option (the
     pieces of a packing, secondary items) sit in the key's tail instead and do not count.
@@ -277,7 +285,7 @@ def refusal(ec: ExactCover) -> str | None:
     what = "counting by levels needs a plain exact cover"
     if ec.n_primary == 0:
         return f"{what} with a primary item"
-    if any(ec.bound(i) != (1, 1) for i in range(ec.n_primary)) or any(c for o in ec.options for _, c in o):
+    if ec.bounds is not None and any(b != (1, 1) for b in ec.bounds) or ec.colored:
         return f"{what} (no colors or multiplicities); this one has some"
     if ec.n_items > MAX_ITEMS and window_front(ec) is None:
         return (f"{what} of at most {MAX_ITEMS} items, or whose options each reach at most 128 items (less those "

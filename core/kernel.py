@@ -13,7 +13,7 @@ from typing import Sequence
 
 from . import _kernel
 from .exact_cover import ExactCover
-from .frontier import AUTO_TRIAL_NODES, LevelCounter, refusal, worth_trying
+from .frontier import AUTO_TRIAL_NODES, LevelCount, LevelCounter, refusal, worth_trying
 from .pruning import RegionRule
 from .search import COUNT, SolveRequest, SolveResult, Solver, Stats, Subpath
 
@@ -27,9 +27,19 @@ UNREACHED_NODES = 1 << 62
 
 
 def compile_problem(ec: ExactCover, heuristic: str = "mrv", region: RegionRule | None = None) -> "_kernel.Problem":
-    """Flatten an exact cover (and an optional region rule) for the kernel."""
+    """Flatten an exact cover (and an optional region rule) for the kernel.  The result is
+    immutable and kept with the cover (``ExactCover.derived``), so the solvers of one
+    problem — a search and a level count compared while choosing — compile it once."""
     if heuristic not in HEURISTICS:
         raise ValueError(f"unknown heuristic {heuristic!r} (use one of {', '.join(HEURISTICS)})")
+    key = ("kernel", heuristic, region)
+    compiled = ec.derived.get(key)
+    if compiled is None:
+        compiled = ec.derived[key] = _compile(ec, heuristic, region)
+    return compiled
+
+
+def _compile(ec: ExactCover, heuristic: str, region: RegionRule | None) -> "_kernel.Problem":
     opt_start = [0]
     opt_item: list[int] = []
     opt_color: list[int] = []
@@ -101,7 +111,9 @@ class KernelSolver(Solver):
         #: how the last solve() counted: "search" or "levels" (core/frontier.py)
         self.counted_by = "search"
         self._auto = levels == "auto" and worth_trying(ec)
-        self._counter: LevelCounter | None = None  # built on first use
+        #: shared with every solver :meth:`below` this one: the level counter (built on
+        #: first use) and the level counts done, by the items they started from
+        self._shared: dict = {"counter": None, "counts": {}}
 
     def __reduce__(self):  # picklable for process pools: rebuilt from the exact cover
         return (KernelSolver, (self.ec, self.heuristic, self.region, self.memo, self.levels, self.board, self.given))
@@ -191,21 +203,34 @@ class KernelSolver(Solver):
         result.frontier, result.stopped_by = [], None
         return result
 
+    def level_count(self, path: Sequence[int] = (), *, max_bytes: int = DEFAULT_MEMO_BYTES,
+                    max_transitions: int = 1 << 62) -> LevelCount | None:
+        """The count below ``path`` by levels (core/frontier.py), or None when a cap (memory,
+        transitions) is reached first or the count passes 2^128.  Counts done are kept
+        (here and in the solvers :meth:`below` this one), so a count measured while
+        choosing a method is not done twice."""
+        shared = self._shared
+        if shared["counter"] is None:
+            shared["counter"] = LevelCounter(self.ec, self.board or self.region)
+        covered = frozenset(i for k in self.given + tuple(path) for i, _ in self.ec.options[k])
+        done = shared["counts"].get(covered)
+        if done is None:
+            try:
+                done = shared["counter"].count(sorted(covered), max_bytes=max_bytes, max_transitions=max_transitions)
+            except OverflowError:
+                return None
+            if done is not None:
+                shared["counts"][covered] = done
+        return done
+
     def _count_by_levels(self, path: tuple[int, ...], memo_bytes: int) -> SolveResult | None:
         """Count below ``path`` level by level (core/frontier.py), or None when its memory
-        cap runs out first or the count passes 2^128."""
+        cap runs out first or the count passes 2^128 (the search counts it then, subtree by
+        subtree: see _count_by_search; under a budget it hands the rest on)."""
         started = time.perf_counter()
-        if self._counter is None:
-            self._counter = LevelCounter(self.ec, self.board or self.region)
         # replay the path (an illegal one raises PathError, as a search would) for its weight
         factors = _kernel.solve(self._problem, list(path), False, -1, -1, -1.0, len(path), 0, self.given).path_factors
-        covered = [i for k in self.given + path for i, _ in self.ec.options[k]]
-        try:
-            done = self._counter.count(covered, max_bytes=memo_bytes)
-        except OverflowError:
-            # past 2^128: declined like a full memory; the search counts subtree by subtree
-            # (see _count_by_search) and under a budget hands the rest on
-            return None
+        done = self.level_count(path, max_bytes=memo_bytes)
         if done is None:
             return None
         self.counted_by = "levels"

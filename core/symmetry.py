@@ -67,6 +67,16 @@ class OptionSymmetry:
         return self._by_items[frozenset([items[i] for i in self.ec.item_sets[option]])]
 
     @cached_property
+    def anchors(self) -> dict:
+        """The anchors found so far (:func:`best_anchor`), by (elements, partial cover)."""
+        return {}
+
+    @cached_property
+    def countable(self) -> bool:
+        """Whether counting by orbits takes the cover (:func:`countable`)."""
+        return countable(self.ec)
+
+    @cached_property
     def permutations(self) -> tuple[tuple[int, ...], ...]:
         """Each element of G as a permutation of the option ids."""
         return tuple(tuple(self.image(g, k) for k in range(self.ec.n_options)) for g in range(self.order))
@@ -87,7 +97,7 @@ def orbits(perms: Sequence[tuple[int, ...]], elements: Sequence[int]) -> list[tu
 
 def countable(ec: ExactCover) -> bool:
     """Whether counting by orbits takes this cover: no colors (multiplicities are fine)."""
-    return not any(c for option in ec.options for _, c in option)
+    return not ec.colored
 
 
 # ----------------------------------------------------------------------------- anchors
@@ -128,6 +138,14 @@ def live_options(ec: ExactCover, given: Sequence[int]) -> Sequence[int]:
 
 
 def best_anchor(group: OptionSymmetry, elements: Sequence[int], given: Sequence[int] = ()) -> Anchor | None:
+    """(kept with the group: see :func:`find_anchor`)"""
+    key = (tuple(elements), tuple(given))
+    if key not in group.anchors:
+        group.anchors[key] = find_anchor(group, elements, given)
+    return group.anchors[key]
+
+
+def find_anchor(group: OptionSymmetry, elements: Sequence[int], given: Sequence[int] = ()) -> Anchor | None:
     """The anchor below the partial cover ``given`` (which every element of ``elements``
     maps to itself) with the fewest representatives — each is the root of a search —,
     ties to the larger subgroup, then the lower item; None when no uncovered item is fixed
@@ -194,7 +212,7 @@ class OrbitCounter(Solver):
     def __init__(self, group: OptionSymmetry, below: Callable[[tuple[int, ...]], Solver], *,
                  elements: Sequence[int] | None = None, given: tuple[int, ...] = (), nested: int = 2,
                  anchor: Anchor | None = None):
-        if not countable(group.ec):
+        if not group.countable:
             raise ValueError("counting by orbits needs a cover without colors")
         self.group = group
         self.elements = tuple(range(group.order)) if elements is None else tuple(elements)
@@ -234,6 +252,18 @@ class OrbitCounter(Solver):
             self._children[j] = solver
         return solver
 
+    def searches(self) -> list[tuple[tuple[int, ...], Solver]]:
+        """The inner solvers this count runs (each below a representative, through the
+        nested counts), with their paths from this root."""
+        out: list[tuple[tuple[int, ...], Solver]] = []
+        for j in range(len(self.anchor.representatives)):
+            child = self.child(j)
+            if isinstance(child, OrbitCounter):
+                out.extend(((j,) + path, solver) for path, solver in child.searches())
+            else:
+                out.append(((j,), child))
+        return out
+
     def solve(self, path: Sequence[int] = (), request: SolveRequest = COUNT) -> SolveResult:
         if request.listing:
             raise ValueError("counting by orbits lists no solutions: search without symmetry to list them")
@@ -271,9 +301,17 @@ class OrbitCounter(Solver):
             out.frontier.extend(Subpath((j,) + tuple(s.path), share * s.weight) for s in r.frontier)
             if r.stopped_by is not None:
                 out.stopped_by = r.stopped_by
+            elif request.budgeted and not path and _spent(request, started, out.stats.nodes):
+                out.stopped_by = "budget"  # a child that outran the budget (a level count): the rest is frontier
         out.stats.solutions = out.count
         out.stats.seconds = time.monotonic() - started
         return out
+
+
+def _spent(request: SolveRequest, started: float, nodes: int) -> bool:
+    if request.node_budget is not None and nodes >= request.node_budget:
+        return True
+    return request.seconds is not None and time.monotonic() - started >= request.seconds
 
 
 def _rebuild(group, below, elements, given, nested, anchor) -> OrbitCounter:

@@ -11,6 +11,7 @@ from core.estimate import Band
 
 from .app import App, cli
 from .options import (
+    by_bitboard_option,
     by_levels_option,
     by_search_option,
     db_option,
@@ -35,10 +36,12 @@ from .options import (
 @memo_option
 @by_levels_option
 @by_search_option
+@by_bitboard_option
 @json_option
 @click.pass_obj
 def estimate(app: App, name_or_file: str, kind: str | None, samples: int, max_seconds: float, seed: int,
-             distinct: bool, engine: str | None, no_memo: bool, by_levels: bool, by_search: bool) -> None:
+             distinct: bool, engine: str | None, no_memo: bool, by_levels: bool, by_search: bool,
+             by_bitboard: bool) -> None:
     """Estimate a run before starting it: tree size, solutions and time on this machine
     (Knuth's random-path estimator, with a 95% band), and how a whole count would go."""
     from core.engines import Method, choose_method, solver_for
@@ -46,9 +49,10 @@ def estimate(app: App, name_or_file: str, kind: str | None, samples: int, max_se
     from core.library import load
 
     problem = load(name_or_file, kind)
-    asked = solver_options(engine, distinct, no_memo, by_levels, by_search)
+    asked = solver_options(engine, distinct, no_memo, by_levels, by_search, by_bitboard)
     whole = choose_method(problem, asked, whole_count=True)
-    solver = solver_for(problem, replace(whole.options, method=Method.SEARCH))  # the tree estimated is the search's
+    searched = whole.method if whole.method is Method.BITBOARD else Method.SEARCH  # the tree estimated
+    solver = solver_for(problem, replace(whole.options, method=searched, symmetry=False))
     est = knuth_estimate(solver, samples, seed=seed, max_seconds=max_seconds)
     by_levels_here = whole.method is Method.LEVELS
     if app.as_json:

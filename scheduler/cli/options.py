@@ -65,6 +65,9 @@ by_levels_option = click.option("--by-levels", is_flag=True,
 symmetry_option = click.option("--no-symmetry", is_flag=True,
                                 help="count every symmetric copy by search instead of one per orbit of the problem's "
                                      "symmetry group (counts only; the default uses the group where the model has one)")
+by_bitboard_option = click.option("--by-bitboard", is_flag=True,
+                                  help="count by the cheap-node search on a bitboard (plain polyform covers of at "
+                                       "most 128 cells and 64 pieces)")
 by_search_option = click.option("--by-search", is_flag=True,
                                 help="count by searching even where counting by levels is expected to pay "
                                      "(the default chooses)")
@@ -81,6 +84,7 @@ _RUN_OPTIONS = [
     memo_option,
     by_levels_option,
     by_search_option,
+    by_bitboard_option,
     symmetry_option,
     click.option("--split-depth", type=click.IntRange(min=0), metavar="D", help="split at this depth"),
     click.option("--subproblems", type=click.IntRange(min=1), metavar="N", help="split into at least N subproblems"),
@@ -102,18 +106,19 @@ _RUN_OPTIONS = [
     progress_option,
 ]
 _RUN_NAMES = ("name_or_file", "kind", "count_flag", "all_flag", "first", "distinct", "engine", "no_memo", "by_levels",
-              "by_search", "no_symmetry", "split_depth", "subproblems", "budget", "node_budget", "lease", "verify", "verify_seed",
+              "by_search", "by_bitboard", "no_symmetry", "split_depth", "subproblems", "budget", "node_budget", "lease", "verify", "verify_seed",
               "no_estimate")
 
 
 def solver_options(engine: str | None, distinct: bool, no_memo: bool, by_levels: bool, by_search: bool,
-                   no_symmetry: bool = False) -> SolverOptions:
+                   by_bitboard: bool = False, no_symmetry: bool = False) -> SolverOptions:
     """The solver options the flags ask for: the method is chosen unless one is named; a
     count goes by orbits of the symmetry group unless --no-symmetry (planning keeps it to
     the counts it applies to)."""
-    if by_levels and by_search:
-        raise click.UsageError("give --by-levels or --by-search, not both")
-    method = Method.LEVELS if by_levels else Method.SEARCH if by_search else Method.AUTO
+    if by_levels + by_search + by_bitboard > 1:
+        raise click.UsageError("give one of --by-levels, --by-search, --by-bitboard, not both")
+    method = (Method.LEVELS if by_levels else Method.SEARCH if by_search else Method.BITBOARD if by_bitboard
+              else Method.AUTO)
     return SolverOptions(engine, distinct, not no_memo, method, not no_symmetry)
 
 
@@ -125,7 +130,7 @@ def _request(v: dict[str, Any]) -> RunRequest:
     mode = Mode.ENUMERATE if v["all_flag"] else Mode.FIRST if v["first"] is not None else Mode.COUNT
     options = RunOptions(
         solver=solver_options(v["engine"], v["distinct"], v["no_memo"], v["by_levels"], v["by_search"],
-                              v["no_symmetry"]),
+                              v["by_bitboard"], v["no_symmetry"]),
         budget=v["budget"], node_budget=v["node_budget"], lease=v["lease"], limit=v["first"],
         split_depth=v["split_depth"], subproblems=v["subproblems"], verify=v["verify"],
         verify_seed=v["verify_seed"] if v["verify"] else None,
