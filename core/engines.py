@@ -315,58 +315,61 @@ def choose_method(problem: Searchable, options: SolverOptions, *, whole_count: b
                                       "has a choice of method", solver_for(problem, searched))
     ec = _cover_of(problem)
     solver = solver_for(problem, searched)
-    trial = solver.solve((), SolveRequest(node_budget=AUTO_TRIAL_NODES))
-    if trial.complete:
-        return MethodChoice(searched, f"search: the tree ended within its {AUTO_TRIAL_NODES:,}-node trial", solver,
-                            trial)
-    size = trial.stats.seconds / max(float(trial.weight_done), 1e-12)
-    if size < SMALL_SECONDS:
-        return MethodChoice(searched, f"search: its trial finished {float(trial.weight_done):.0%} of the tree", solver)
-    hints = problem.search_hints()
-    notes: list[str] = []
-    method, fast = Method.SEARCH, solver
-    if size >= RACE_SECONDS and bitboard_refusal(ec) is None:
-        racers = {Method.SEARCH: _kernel(ec, hints, searched),
-                  Method.BITBOARD: _kernel(ec, hints, replace(options, method=Method.BITBOARD))}
-        states = _race_states(racers[Method.SEARCH])
-        if states:
-            times = {m: _race_time(racer, states) for m, racer in racers.items()}
-            method = min(times, key=times.get)
-            notes.append(f"on {len(states)} states of the tree " +
-                         ", ".join(f"{m} {1000 * t:.1f} ms" for m, t in sorted(times.items(), key=lambda mt: mt[1])))
-            if method is Method.BITBOARD:
-                fast = solver_for(problem, replace(options, method=method))
     why_not = refusal(ec)
     width = band(ec) if why_not is None else None
     if why_not is None and width > AUTO_MAX_BAND:
         why_not = f"band {width} past {AUTO_MAX_BAND}"
-    if why_not is not None:
-        notes.append(f"not levels: {why_not}")
-        return MethodChoice(replace(options, method=method), f"{method}: " + "; ".join(notes), fast)
+    if why_not is None:
+        by_levels = _levels_or_search(problem, options, solver)
+        if by_levels is not None:
+            return by_levels
+    trial = solver.solve((), SolveRequest(node_budget=AUTO_TRIAL_NODES))
+    if trial.complete:
+        return MethodChoice(searched, f"search: the tree ended within its {AUTO_TRIAL_NODES:,}-node trial", solver,
+                            trial)
+    notes = [f"not levels: {why_not}" if why_not else "levels gave up"]
+    size = trial.stats.seconds / max(float(trial.weight_done), 1e-12)
+    if size < RACE_SECONDS or bitboard_refusal(ec) is not None:
+        return MethodChoice(searched, f"search: its trial finished {float(trial.weight_done):.0%} of the tree; "
+                                      + notes[0], solver)
+    hints = problem.search_hints()
+    racers = {Method.SEARCH: _kernel(ec, hints, searched),
+              Method.BITBOARD: _kernel(ec, hints, replace(options, method=Method.BITBOARD))}
+    states = _race_states(racers[Method.SEARCH])
+    if not states:
+        return MethodChoice(searched, "search: no state to race the bitboard on; " + notes[0], solver)
+    times = {m: _race_time(racer, states) for m, racer in racers.items()}
+    method = min(times, key=times.get)
+    timing = ", ".join(f"{m} {1000 * t:.1f} ms" for m, t in sorted(times.items(), key=lambda mt: mt[1]))
+    chosen = replace(options, method=method)
+    return MethodChoice(chosen, f"{method}: on {len(states)} states of the tree {timing}; {notes[0]}",
+                        solver if method is Method.SEARCH else solver_for(problem, chosen))
+
+
+def _levels_or_search(problem: Searchable, options: SolverOptions, search: Solver) -> MethodChoice | None:
+    """Levels against the search on one unit (see :func:`choose_method`); None when the
+    level count gives up."""
     levels_options = replace(options, method=Method.LEVELS)
     levels = solver_for(problem, levels_options)
     units = levels.searches() if isinstance(levels, OrbitCounter) else [((), levels)]
     unit_path, unit = units[0]
+    if not isinstance(unit, KernelSolver):
+        return None
     started = time.perf_counter()
-    done = unit.level_count(max_transitions=LEVELS_MAX_TRANSITIONS) if isinstance(unit, KernelSolver) else None
+    done = unit.level_count(max_transitions=LEVELS_MAX_TRANSITIONS)
     levels_seconds = time.perf_counter() - started
     if done is None:
-        notes.append(f"levels gave up on one of {len(units)} units after {levels_seconds:.2g} s")
-        return MethodChoice(replace(options, method=method), f"{method}: " + "; ".join(notes), fast)
-    whole = len(units) == 1 and not isinstance(levels, OrbitCounter)
-    # the same unit: below the same representatives (nested counters followed)
-    searcher = _unit_of(fast, unit_path) if isinstance(fast, OrbitCounter) and not whole else fast
+        return None
+    whole = not isinstance(levels, OrbitCounter)
+    searcher = _unit_of(search, unit_path) if isinstance(search, OrbitCounter) and not whole else search
     race = searcher.solve((), SolveRequest(seconds=levels_seconds / LEVELS_MARGIN))
     unit_note = "the whole count" if whole else f"one of {len(units)} units"
+    searched = replace(options, method=Method.SEARCH)
     if race.complete:
-        notes.append(f"{unit_note}: {method} {race.stats.seconds:.2g} s, levels {levels_seconds:.2g} s")
-        return MethodChoice(replace(options, method=method), f"{method}: " + "; ".join(notes), fast,
-                            race if whole else None)
-    notes.append(f"{unit_note}: levels {levels_seconds:.2g} s, {method} past {levels_seconds / LEVELS_MARGIN:.2g} s")
-    first = None
-    if whole:  # the level count was the whole count: it is the answer
-        first = levels.solve()
-    return MethodChoice(levels_options, "levels: " + "; ".join(notes), levels, first)
+        note = f"{unit_note}: search {race.stats.seconds:.2g} s, levels {levels_seconds:.2g} s"
+        return MethodChoice(searched, f"search: {note}", search, race if whole else None)
+    note = f"{unit_note}: levels {levels_seconds:.2g} s, search past {levels_seconds / LEVELS_MARGIN:.2g} s"
+    return MethodChoice(levels_options, f"levels: {note}", levels, levels.solve() if whole else None)
 
 
 def _unit_of(counter: OrbitCounter, path: tuple[int, ...]) -> Solver:
