@@ -77,14 +77,13 @@ and in a recursive C prototype (nodes exact, no MRV levels unless said):
 """
 from __future__ import annotations
 
-import math
-from fractions import Fraction
 from typing import Sequence
 
 from . import _bitboard
 from .exact_cover import ExactCover
 from .pruning import RegionRule
-from .search import COUNT, SolveRequest, SolveResult, Solver, Stats, Subpath
+from .frontier import halves
+from .search import COUNT, SolveRequest, SolveResult, Solver, result_of
 
 MAX_CELLS = 128
 MAX_PIECES = 64
@@ -95,7 +94,6 @@ MAX_TABLE_BYTES = 256 << 20
 MAX_MRV_DEPTH = 8
 #: the cheap part's check of each candidate (see core/_bitboard.c)
 DEFAULT_CHECKS = _bitboard.CHECK_ISOLATED | _bitboard.CHECK_DEAD
-_STOPPED = {0: None, 1: "budget", 2: "limit"}
 #: neighbours at most per cell when they are inferred from the cover
 _MOST_NEIGHBOURS = 8
 
@@ -244,16 +242,6 @@ def _neighbours(cell_masks: list[int], n_cells: int, region_nb: list[list[int]] 
     return nb, ok
 
 
-def _halves(values: Sequence[int]) -> tuple[list[int], list[int]]:
-    low = (1 << 64) - 1
-    return [v & low for v in values], [v >> 64 for v in values]
-
-
-def _weight(factors: Sequence[int]) -> Fraction:
-    return Fraction(1, math.prod(factors)) if factors else Fraction(1)
-
-
-# ---------------------------------------------------------------------------- the solver
 def _rebuild(ec, region, given, mrv_depth, checks):
     return BitboardSolver(ec, region=region, given=given, mrv_depth=mrv_depth, checks=checks)
 
@@ -301,8 +289,8 @@ class BitboardSolver(Solver):
         nb, iso_ok = _neighbours(masks, len(cells), region_nb)
         self._masks, self._piece = masks, piece
         self._root = self._root_of(self.given)
-        lo, hi = _halves(masks)
-        nb_lo, nb_hi = _halves(nb)
+        lo, hi = halves(masks)
+        nb_lo, nb_hi = halves(nb)
         self._problem = _bitboard.Problem(
             len(cells), len(pieces), lo, hi, piece, list(range(ec.n_options)), nb_lo, nb_hi,
             [int(x) for x in iso_ok], self.mrv_depth, self.checks,
@@ -352,19 +340,4 @@ class BitboardSolver(Solver):
             -1.0 if request.seconds is None else max(0.0, float(request.seconds)),
             -1 if request.max_depth is None else max(0, int(request.max_depth)),
         )
-        per_depth = list(out.nodes_per_depth)
-        if len(per_depth) < len(path):
-            per_depth.extend([0] * (len(path) - len(per_depth)))
-        solutions = None
-        if out.solutions is not None:
-            solutions = [self.given + s for s in out.solutions] if self.given else out.solutions
-        return SolveResult(
-            path=path,
-            weight=_weight(out.path_factors),
-            count=out.count,
-            stats=Stats(nodes=out.nodes, leaves=out.leaves, solutions=out.count, updates=out.updates,
-                        seconds=out.seconds, nodes_per_depth=per_depth),
-            frontier=[Subpath(p, _weight(f)) for p, f in out.frontier],
-            solutions=solutions,
-            stopped_by=_STOPPED[out.status],
-        )
+        return result_of(out, path, self.given)

@@ -200,6 +200,16 @@ class ExactCover:
         immutable, so whatever is derived from it stays true."""
         return {}
 
+    def __getstate__(self) -> dict:
+        """Pickled without :attr:`derived`: compiled objects do not pickle, and the
+        receiving process derives them again when it needs them."""
+        state = dict(self.__dict__)
+        state.pop("derived", None)
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+
     @cached_property
     def colored(self) -> bool:
         """Whether some option gives an item a color."""

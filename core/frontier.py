@@ -112,7 +112,7 @@ class LevelCounter:
         rows.sort()
         self._leads = [lead for lead, _, _ in rows]
         self._fars = [far for _, far, _ in rows]
-        self._lo, self._hi = _halves(mask for _, _, mask in rows)
+        self._lo, self._hi = halves(mask for _, _, mask in rows)
         #: walls (see core/_frontier.c): a move that leaves a cell uncovered with all its
         #: "neighbours" covered is dropped.  From the board when the model gives one (and
         #: then, when every piece has 3+ cells, two cells walled in together too), else
@@ -132,7 +132,7 @@ class LevelCounter:
                 sources[other - item] = sources.get(other - item, 0) | 1 << item
         if neighbours and len(sources) <= MAX_SHIFTS:
             cells = sum(1 << item for item in neighbours)
-            src_lo, src_hi = _halves(sources.values())
+            src_lo, src_hi = halves(sources.values())
             self._geometry = (list(sources), src_lo, src_hi, cells & ((1 << 64) - 1), cells >> 64, smallest)
 
     def _windowed(self, n_front: int) -> None:
@@ -150,8 +150,8 @@ class LevelCounter:
         rows.sort(key=lambda row: row[:2])
         self._leads = [lead for lead, _, _, _ in rows]
         self._fars = [far for _, far, _, _ in rows]
-        self._front_lo, self._front_hi = _halves(front for _, _, front, _ in rows)
-        self._tail_lo, self._tail_hi = _halves(tail for _, _, _, tail in rows)
+        self._front_lo, self._front_hi = halves(front for _, _, front, _ in rows)
+        self._tail_lo, self._tail_hi = halves(tail for _, _, _, tail in rows)
         self._geometry = ()
 
     @property
@@ -228,7 +228,7 @@ def _hitting_sets(masks: list[int], leads: set[int], most: int = 6) -> dict[int,
     return found
 
 
-def _halves(masks) -> tuple[list[int], list[int]]:
+def halves(masks) -> tuple[list[int], list[int]]:
     """128-bit masks as their low and high 64-bit halves (what the C side reads)."""
     masks = list(masks)
     return [m & ((1 << 64) - 1) for m in masks], [m >> 64 for m in masks]

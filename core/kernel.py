@@ -6,19 +6,16 @@ integer arrays ``core/_kernel.c`` reads (see the data layout comment there), the
 """
 from __future__ import annotations
 
-import math
 import time
-from fractions import Fraction
 from typing import Sequence
 
 from . import _kernel
 from .exact_cover import ExactCover
 from .frontier import AUTO_TRIAL_NODES, LevelCount, LevelCounter, refusal, worth_trying
 from .pruning import RegionRule
-from .search import COUNT, SolveRequest, SolveResult, Solver, Stats, Subpath
+from .search import COUNT, SolveRequest, SolveResult, Solver, Stats, result_of, weight_of
 
 HEURISTICS = {"mrv": _kernel.MRV, "first": _kernel.FIRST}
-_STOPPED = {0: None, 1: "budget", 2: "limit"}
 #: memory for the counting memo of one solve() call
 DEFAULT_MEMO_BYTES = 256 << 20
 #: a node budget no count reaches; under a budget the kernel hands on the rest of a count
@@ -172,20 +169,7 @@ class KernelSolver(Solver):
             self.given,
         )
         self.memo_hits = out.memo_hits
-        per_depth = list(out.nodes_per_depth)
-        if len(per_depth) < len(path):
-            per_depth.extend([0] * (len(path) - len(per_depth)))
-        return SolveResult(
-            path=path,
-            weight=_weight(out.path_factors),
-            count=out.count,
-            stats=Stats(nodes=out.nodes, leaves=out.leaves, solutions=out.count, updates=out.updates,
-                        seconds=out.seconds, nodes_per_depth=per_depth),
-            frontier=[Subpath(p, _weight(f)) for p, f in out.frontier],
-            solutions=out.solutions if not self.given or out.solutions is None
-            else [self.given + s for s in out.solutions],
-            stopped_by=_STOPPED[out.status],
-        )
+        return result_of(out, path, self.given)
 
     def _count_by_search(self, path: tuple[int, ...], memo_bytes: int) -> SolveResult:
         """A whole count by search, exact however large: the kernel counts in 128 bits,
@@ -236,7 +220,7 @@ class KernelSolver(Solver):
         self.counted_by = "levels"
         return SolveResult(
             path=path,
-            weight=_weight(factors),
+            weight=weight_of(factors),
             count=done.count,
             stats=Stats(nodes=done.states, leaves=done.leaves, solutions=done.count, updates=done.updates,
                         seconds=time.perf_counter() - started, nodes_per_depth=[0] * len(path), by_levels=1),
@@ -244,7 +228,3 @@ class KernelSolver(Solver):
             solutions=None,
         )
 
-
-def _weight(factors: Sequence[int]) -> Fraction:
-    """The weight of a node whose ancestors had these branching factors."""
-    return Fraction(1, math.prod(factors)) if factors else Fraction(1)

@@ -310,7 +310,7 @@ class ReductionSolver(Solver):
         count = nodes = updates = leaves = 0
         stopped: str | None = None
         deadline = None if seconds is None else started + seconds
-        choices, effects, ids = self._choices, self._effects, self._ids
+        effects, ids = self._effects, self._ids
         pick, apply = self._pick, self._apply
         # a frame: [tile, choice ids, next position, domains, free tiles below, denom below, depth]
         stack: list[list] = []

@@ -12,9 +12,10 @@ is derived from it here, once.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
 Path = tuple[int, ...]
 
@@ -219,3 +220,34 @@ class Solver:
         return frontier
 
 
+
+
+#: how the C searches report a stop: 0 to the end, 1 a budget, 2 the limit
+STOPPED = {0: None, 1: "budget", 2: "limit"}
+
+
+def weight_of(factors: Sequence[int]) -> Fraction:
+    """The weight of a node whose ancestors had these branching factors."""
+    return Fraction(1, math.prod(factors)) if factors else Fraction(1)
+
+
+def result_of(out: Any, path: Path, given: Path = ()) -> SolveResult:
+    """A C search's ``Result`` (core._kernel, core._bitboard: the same fields) as a
+    :class:`SolveResult`; ``given``, the partial cover it started from, goes before each
+    solution so that solutions are whole covers."""
+    per_depth = list(out.nodes_per_depth)
+    if len(per_depth) < len(path):
+        per_depth.extend([0] * (len(path) - len(per_depth)))
+    solutions = out.solutions
+    if given and solutions is not None:
+        solutions = [given + s for s in solutions]
+    return SolveResult(
+        path=path,
+        weight=weight_of(out.path_factors),
+        count=out.count,
+        stats=Stats(nodes=out.nodes, leaves=out.leaves, solutions=out.count, updates=out.updates,
+                    seconds=out.seconds, nodes_per_depth=per_depth),
+        frontier=[Subpath(p, weight_of(f)) for p, f in out.frontier],
+        solutions=solutions,
+        stopped_by=STOPPED[out.status],
+    )

@@ -524,6 +524,11 @@ class PolyformProblem(Problem):
         """(kind index, cells) of each option of :meth:`exact_cover`."""
         return self._compiled[1]
 
+    @property
+    def piece_items(self) -> dict[int, int]:
+        """The item of each piece kind that has one (placed a bounded number of times)."""
+        return self._compiled[3]
+
     def region_rule(self) -> RegionRule | None:
         return self._compiled[2]
 

@@ -39,8 +39,8 @@ def method_line(options: RunOptions) -> str | None:
     """What stands in for the estimate when the run counts by levels: why, and how not to."""
     if options.solver.method is not Method.LEVELS:
         return None
-    if options.method_reason:
-        return options.method_reason
+    if options.method_reason:  # chosen by measuring: "levels: <what was measured>"
+        return f"counting by {options.method_reason} (--by-search searches instead)"
     return "counting by levels (--by-levels): no search-tree estimate"
 
 

@@ -8,7 +8,6 @@ from fractions import Fraction
 from typing import Any, Callable, Sequence
 
 from sqlalchemy import Connection, bindparam, func, insert, select, text, update
-from sqlalchemy.orm import Session
 
 from core.problem import Problem
 from core.search import Stats, Subpath

@@ -128,8 +128,8 @@ def brute_force(p: EdgesProblem) -> int:
 
 def _placement_ok(p: EdgesProblem, placement) -> bool:
     """Written apart from the model: labels equal (or paired) across every inner side."""
-    for cell, given in enumerate(p.cells):
-        if given is not None and placement[cell] not in given:
+    for cell, fixed in enumerate(p.cells):
+        if fixed is not None and placement[cell] not in fixed:
             return False
     for r in range(p.rows):
         for c in range(p.cols):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-from fractions import Fraction
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -387,7 +386,6 @@ def test_fill_mode_and_distinct_laws(prob):
     assert r.count == len(brute)
     assert r.distinct * g >= r.count >= r.distinct
     # distinct = number of orbits of the brute-force solutions under G, counted by hand
-    ec = p.exact_cover()
     orbits = set()
     for s in sols:
         placed = [(p.placements[o][0], p.placements[o][1]) for o in s]

@@ -152,3 +152,29 @@ def test_no_group_no_orbits_and_listing_is_refused():
 
 def test_sudoku_has_no_group_and_symmetry_is_simply_not_used():
     assert load("sudoku-4x4").solver(symmetry=True).count() == 288
+
+
+def test_one_sided_pentominoes_3x30():
+    """46 distinct (published), 184 in all: no solution is its own mirror image."""
+    p = load("pentomino-one-sided-3x30")
+    assert p.solver(symmetry=True).count() == 184
+    r = p.solver(distinct=True).solve()
+    assert (r.count, r.distinct) == (184, 46)
+
+
+@pytest.mark.slow
+def test_one_sided_pentominoes_5x18():
+    """686,628 distinct (published): 2,746,512 in all, by levels below each orbit."""
+    from core.engines import Method, SolverOptions, solver_for
+
+    p = load("pentomino-one-sided-5x18")
+    assert solver_for(p, SolverOptions(method=Method.LEVELS, symmetry=True)).count() == 4 * 686_628
+
+
+@pytest.mark.parametrize("method", ["search", "bitboard", "levels"])
+def test_every_method_by_orbits_counts_the_same(method):
+    from core.engines import Method, SolverOptions, solver_for
+
+    p = load("pentomino-5x12")
+    solver = solver_for(p, SolverOptions(method=Method(method), symmetry=True))
+    assert isinstance(solver, OrbitCounter) and solver.count() == 4040

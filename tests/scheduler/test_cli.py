@@ -179,7 +179,7 @@ def test_a_count_goes_by_levels_where_they_pay_and_says_so(tc):
     assert "4,040 solutions" in out and "states, by levels, 1 subproblem," in out
     run_id = out.split()[1]
     show = json.loads(tc("show", run_id, "--json").stdout)
-    assert show["options"]["method"] == "levels" and show["options"]["method_reason"].startswith("counting by levels")
+    assert show["options"]["method"] == "levels" and show["options"]["method_reason"].startswith("levels: ")
     assert show["subproblems"]["total"] == 1
     assert "states/s" in tc("show", run_id).stdout  # a level count walks no tree: no nodes/s
     # where the search's tree is smaller, or when asked, it searches (and splits where asked)
@@ -211,7 +211,7 @@ def test_a_level_count_says_why_in_place_of_the_estimate():
         options = RunOptions(SolverOptions(method=method))
         return method_line(prepare(RunRequest("pentomino-6x10", None, Mode.COUNT, options, False), workers=1).options)
 
-    assert line(Method.AUTO).startswith("counting by levels: band 24 (at most 24)")
+    assert re.match(r"counting by levels: the whole count: levels [\d.]+ s, search past [\d.]+ s", line(Method.AUTO))
     assert "--by-search" in line(Method.AUTO)
     assert "--by-levels" in line(Method.LEVELS)
     assert line(Method.SEARCH) is None
@@ -225,10 +225,12 @@ def test_a_count_past_2_to_the_128_comes_out_exact(tc, tmp_path):
     for args in ([], ["--split-depth", "3"], ["--by-search"]):
         data = json.loads(tc("solve", str(dlx), *args, "--json", "--workers", "1").stdout)
         assert (data["status"], data["solutions"]) == ("done", 3**81), args
-    # by default the whole count was meant to go by levels, which declined past 2^128: the
-    # headline says the first part was searched, not "states, by levels"
+    # by default the level count is tried first and declines past 2^128: the search counts
     headline = tc("solve", str(dlx), "--workers", "1", "--no-progress").stdout
-    assert re.search(r"[\d,]+ nodes and states \(\d+ of \d+ subproblems by levels\)", headline), headline
+    assert re.search(r"solutions \([\d,]+ nodes, ", headline), headline
+    run_id = headline.split()[1]
+    show = json.loads(tc("show", run_id, "--json").stdout)
+    assert show["options"]["method"] == "search" and "levels gave up" in show["options"]["method_reason"]
 
 
 @pytest.mark.parametrize("stats, options, done, unit", [
@@ -243,3 +245,20 @@ def test_the_node_total_says_what_it_counts(stats, options, done, unit):
     from scheduler.cli.render import node_unit
 
     assert node_unit({"stats": stats, "options": options, "subproblems": {"done": done}}) == unit
+
+
+def test_the_method_is_chosen_by_measuring_and_show_says_why(tc):
+    data = json.loads(tc("solve", "pentomino-6x10", "--json", "--workers", "1").stdout)
+    assert data["solutions"] == 9356
+    shown = tc("show", str(data["run_id"])).stdout
+    assert "method       kernel, " in shown and "symmetry     counted by orbits of X: 7 of its 28 options" in shown
+    for flag, method in (("--by-search", "search"), ("--by-bitboard", "bitboard"), ("--by-levels", "levels")):
+        data = json.loads(tc("solve", "pentomino-5x12", flag, "--json", "--workers", "1").stdout)
+        show = json.loads(tc("show", str(data["run_id"]), "--json").stdout)
+        assert (data["solutions"], show["options"]["method"], show["options"]["symmetry"]) == (4040, method, True)
+    data = json.loads(tc("solve", "pentomino-5x12", "--no-symmetry", "--by-bitboard", "--json", "--workers", "1").stdout)
+    show = json.loads(tc("show", str(data["run_id"]), "--json").stdout)
+    assert data["solutions"] == 4040 and show["options"]["symmetry"] is False and "symmetry" not in show["plan"]
+    assert "give one of" in tc("solve", "soma", "--by-levels", "--by-bitboard", code=2).stderr
+    assert "--by-bitboard:" in tc("solve", "crossword-23", "--by-bitboard", code=2).stderr or \
+        "not an option" in tc("solve", "crossword-23", "--by-bitboard", code=2).stderr
