@@ -236,6 +236,14 @@ def run_series(ledger: Ledger, run_id: int, *, points: int = 120) -> dict[str, A
                       for b in sorted(sizes)]}
 
 
+def library_listing() -> dict[str, list[dict[str, Any]]]:
+    """What ``problems --json`` prints: the built-in named problems and the name patterns."""
+    from core.library import library, library_patterns
+
+    return {"problems": [{"name": e.name, "description": e.description, "known": e.known} for e in library()],
+            "patterns": [{"pattern": p.pattern, "description": p.description} for p in library_patterns()]}
+
+
 def iter_solutions(ledger: Ledger, run_id: int, *, limit: int | None = None, offset: int = 0,
                    chunk: int = 5_000) -> Iterator[tuple[int, int, tuple[int, ...]]]:
     """``(index, subproblem id, option ids)`` of a run's stored solutions, in ledger order."""

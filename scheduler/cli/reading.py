@@ -122,12 +122,13 @@ def problems(app: App) -> None:
     """The built-in named problems (name, description, known counts) and name patterns."""
     from core.library import library, library_patterns
 
+    if app.as_json:
+        from ..queries import library_listing
+
+        app.echo_json(library_listing())
+        return
     entries = library()
     patterns = library_patterns()
-    if app.as_json:
-        app.echo_json({"problems": [{"name": e.name, "description": e.description, "known": e.known} for e in entries],
-                       "patterns": [{"pattern": p.pattern, "description": p.description} for p in patterns]})
-        return
     width = max((len(e.name) for e in entries), default=10)
     for e in entries:
         known = ", ".join(f"{k} {v:,}" for k, v in (e.known or {}).items())
