@@ -251,16 +251,19 @@ def iter_solutions(ledger: Ledger, run_id: int, *, limit: int | None = None, off
         if session.get(Run, run_id) is None:
             raise LedgerError(f"no run {run_id} in the ledger")
     index, last_id, left = offset, None, limit
-    skip = offset
+    if offset:  # skip through the (run_id, id) index alone, then read rows from the id found
+        with ledger.session() as session:
+            first = session.scalar(select(Solution.id).where(Solution.run_id == run_id).order_by(Solution.id)
+                                   .offset(offset).limit(1))
+        if first is None:
+            return
+        last_id = first - 1
     while left is None or left > 0:
         with ledger.session() as session:
             q = select(Solution.id, Solution.subproblem_id, Solution.options).where(Solution.run_id == run_id)
             if last_id is not None:
                 q = q.where(Solution.id > last_id)
             q = q.order_by(Solution.id)
-            if skip:
-                q = q.offset(skip)
-                skip = 0
             n = chunk if left is None else min(chunk, left)
             rows = session.execute(q.limit(n)).all()
         if not rows:

@@ -10,7 +10,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from ..queries import count_solutions, library_listing, run_series, solution_rows
+from ..queries import library_listing, run_series, solution_rows
 from . import reading
 from .params import int_param, run_id_of, status_param
 
@@ -50,7 +50,7 @@ def solutions(request: Request) -> JSON:
     rows = solution_rows(site.ledger, run_id, problem, limit=int_param(request, "limit", reading.PAGE_SIZE, 0,
                                                                           MAX_SOLUTIONS),
                          offset=int_param(request, "offset", 0, 0, 2**62))
-    return JSON(rows, headers={"X-Total-Count": str(count_solutions(site.ledger, run_id))})
+    return JSON(rows, headers={"X-Total-Count": str(site.stored(run_id))})
 
 
 def problems(request: Request) -> JSON:

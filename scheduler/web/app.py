@@ -27,6 +27,7 @@ from ..db import Ledger, safe_url
 from ..errors import LedgerError
 from . import api, pages
 from .pictures import ProblemCache
+from .reading import StoredCounts
 
 HERE = Path(__file__).parent
 #: the cookie that carries the token after a first visit with ``?token=``
@@ -37,11 +38,13 @@ CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' 
 
 @dataclass
 class Site:
-    """What every route needs: the ledger (read-only), the templates, the problems."""
+    """What every route needs: the ledger (read-only), the templates, the runs' problems
+    and their numbers of stored solutions."""
 
     ledger: Ledger
     templates: Jinja2Templates
     problems: ProblemCache
+    stored: StoredCounts
 
 
 class TokenGate(BaseHTTPMiddleware):
@@ -118,5 +121,5 @@ def create_app(ledger: Ledger, *, token: str | None = None) -> Starlette:
         middleware=middleware,
         exception_handlers={HTTPException: _http_error, LedgerError: _ledger_error},
     )
-    app.state.site = Site(ledger, templates(), ProblemCache(ledger))
+    app.state.site = Site(ledger, templates(), ProblemCache(ledger), StoredCounts(ledger))
     return app

@@ -96,7 +96,8 @@ def solutions_page(request: Request) -> Response:
     """A page of the run's stored solutions, drawn, with their text."""
     site = request.app.state.site
     run_id = run_id_of(request)
-    page = reading.solutions_page(site.ledger, site.problems, run_id, int_param(request, "page", 1, 1, 2**40))
+    page = reading.solutions_page(site.ledger, site.problems, site.stored, run_id,
+                                  int_param(request, "page", 1, 1, 2**40))
     if page.number > page.pages:
         raise HTTPException(404, f"run {run_id} has {page.pages} page(s) of stored solutions, not {page.number}")
     problem = site.problems(run_id)
@@ -126,7 +127,8 @@ def download(request: Request) -> Response:
     run_id, fmt = run_id_of(request), request.path_params["fmt"]
     if fmt not in ("json", "csv"):
         raise HTTPException(404, f"solutions come as .json or .csv, not .{fmt}")
-    page = reading.solutions_page(site.ledger, site.problems, run_id, int_param(request, "page", 1, 1, 2**40))
+    page = reading.solutions_page(site.ledger, site.problems, site.stored, run_id,
+                                  int_param(request, "page", 1, 1, 2**40))
     name = f"run{run_id}-solutions-page{page.number}.{fmt}"
     headers = {"Content-Disposition": f'attachment; filename="{name}"'}
     if fmt == "json":

@@ -7,11 +7,12 @@ Nothing here writes: the site's ledger is opened read-only (:func:`scheduler.db.
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import dataclass
 from typing import Any
 
 from ..db import Ledger
-from ..ledger import progress
+from ..ledger import get_run, progress
 from ..progress import eta_seconds
 from ..queries import count_solutions, list_runs, run_details, solution_rows
 from ..states import RunStatus
@@ -46,6 +47,27 @@ def run(ledger: Ledger, run_id: int) -> dict[str, Any]:
     return s
 
 
+class StoredCounts:
+    """How many solutions each run stores: counted through the index each time while the
+    run may still store more, remembered once it is done (a done run never changes)."""
+
+    def __init__(self, ledger: Ledger):
+        self.ledger = ledger
+        self._done: dict[int, int] = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, run_id: int) -> int:
+        with self._lock:
+            if run_id in self._done:
+                return self._done[run_id]
+        status = get_run(self.ledger, run_id).status
+        n = count_solutions(self.ledger, run_id)
+        if status == RunStatus.DONE:
+            with self._lock:
+                self._done[run_id] = n
+        return n
+
+
 @dataclass(frozen=True)
 class Page:
     """One page of a run's stored solutions: which page, of how many, and its rows
@@ -65,11 +87,11 @@ class Page:
         return (self.number - 1) * self.size
 
 
-def solutions_page(ledger: Ledger, problems: ProblemCache, run_id: int, number: int,
+def solutions_page(ledger: Ledger, problems: ProblemCache, stored: StoredCounts, run_id: int, number: int,
                    size: int = PAGE_SIZE) -> Page:
     """Page ``number`` (from 1) of the run's stored solutions: an index range scan, never
     the whole table."""
     problem = problems(run_id)
-    total = count_solutions(ledger, run_id)
+    total = stored(run_id)
     rows = solution_rows(ledger, run_id, problem, limit=size, offset=(number - 1) * size)
     return Page(number, size, total, rows)
