@@ -132,7 +132,7 @@ def summary_grid(picture: str | Sequence[str], *, title: str, legend: str = SUMM
     ``?`` differs) as squares; ``legend`` under it."""
     rows = picture.splitlines() if isinstance(picture, str) else list(picture)
     cols = max((len(r) for r in rows), default=0)
-    width, height = max(cols * cell + 2, 260), len(rows) * cell + 2 + 24
+    width, height = max(cols * cell + 2, 6 * len(legend) + 8), len(rows) * cell + 2 + 24
     out = _open(width, height, title)
     for r, line in enumerate(rows):
         for c, ch in enumerate(line):
