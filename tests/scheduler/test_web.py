@@ -150,6 +150,8 @@ def test_web_binds_beyond_loopback_only_with_a_token(tc, monkeypatch):
     monkeypatch.delenv("TILECENSUS_WEB_TOKEN", raising=False)
     out = tc("web", "--host", "0.0.0.0", code=2)
     assert "TILECENSUS_WEB_TOKEN" in out.stderr and len(out.stderr.strip().splitlines()) == 1
+    missing = tc("web", "--db", "sqlite:////nonexistent/ledger.sqlite", code=2).stderr
+    assert "no ledger file" in missing and len(missing.strip().splitlines()) == 1
     assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost")
     assert not is_loopback("0.0.0.0") and not is_loopback("example.org")
 
