@@ -198,11 +198,16 @@ def count_solutions(ledger: Ledger, run_id: int) -> int:
         return session.scalar(select(func.count()).select_from(Solution).where(Solution.run_id == run_id))
 
 
+#: the node rate of a run's timeline is taken over this many samples (results arrive in bursts)
+RATE_WINDOW = 5
+
+
 def run_series(ledger: Ledger, run_id: int, *, points: int = 120) -> dict[str, Any]:
     """A run over time and its subproblems by size, for pictures: ``timeline`` (at most
     ``points`` samples of the finished subproblems in the order they finished: seconds
-    since the run began, progress, nodes, solutions, and the node rate since the previous
-    sample) and ``sizes`` (finished subproblems counted by nodes, in powers of two)."""
+    since the run began, progress, nodes, solutions, and the node rate over the last
+    :data:`RATE_WINDOW` samples) and ``sizes`` (finished subproblems counted by nodes, in
+    powers of two)."""
     with ledger.session() as session:
         run = session.get(Run, run_id)
         if run is None:
@@ -226,7 +231,7 @@ def run_series(ledger: Ledger, run_id: int, *, points: int = 120) -> dict[str, A
         if (i + 1) % step and i + 1 != len(rows):
             continue
         seconds = max(0.0, ((finished or start) - start).total_seconds())
-        last = timeline[-1]
+        last = timeline[max(0, len(timeline) - RATE_WINDOW)]
         span = seconds - last["seconds"]
         timeline.append({"seconds": round(seconds, 3), "progress": round(min(weight, 1.0), 9), "nodes": nodes,
                          "solutions": solutions,

@@ -52,7 +52,7 @@ function runRow(r) {
   }
   tr.appendChild(cell(verified));
   tr.appendChild(cell(Number(r.seconds).toFixed(2), "num"));
-  tr.appendChild(cell(etaText(r.eta_seconds), "eta"));
+  tr.appendChild(cell(r.status === "running" ? etaText(r.eta_seconds) : "", "eta"));
   tr.appendChild(cell(r.created || ""));
   return tr;
 }
