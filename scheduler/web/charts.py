@@ -17,12 +17,13 @@ INK, GRID, LINE, BAR, BAND = "#222222", "#dddddd", "#1f5fbf", "#4f8fdf", "#cfe0f
 
 
 def number_text(v: float) -> str:
-    """A short label: 1.2k, 3.4M, 5G; small values with up to 3 significant digits."""
+    """A short label: 1.2k, 3.4M, 5G; below a thousand the whole number, below a hundred up
+    to 3 significant digits."""
     a = abs(v)
     for unit, scale in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
         if a >= scale:
             return f"{v / scale:.3g}{unit}"
-    return f"{v:.3g}"
+    return f"{v:.0f}" if a >= 100 else f"{v:.3g}"
 
 
 def _open(width: int, height: int, title: str) -> list[str]:

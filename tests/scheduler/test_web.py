@@ -217,4 +217,24 @@ def test_charts_escape_their_labels_and_say_when_empty():
     assert line.count("<polyline") == 1 and line.startswith("<svg")
     grid = charts.summary_grid("#.?\n?.#", title="two rows")
     assert grid.count('fill="#000000"') == 2 and grid.count('fill="#f2c94c"') == 2
-    assert charts.number_text(1_500_000) == "1.5M" and charts.number_text(0.25) == "0.25"
+    assert charts.number_text(1_500_000) == "1.5M" and charts.number_text(0.25) == "0.25" and charts.number_text(999.6) == "1000"
+    band = charts.estimate_chart(low=800.0, estimate=1000.0, high=1300.0, found=1100.0, unit="nodes")
+    assert "estimate 1k nodes" in band and "searched 1.1k nodes" in band and "95% band 800..1.3k" in band
+
+
+def test_the_series_add_up_to_the_run(client, ledger_runs):
+    """The charts' data: the timeline ends at the run's totals, the sizes count every
+    finished subproblem."""
+    count = ledger_runs[2]
+    series = client.get(f"/api/runs/{count}/series").json()
+    shown = client.get(f"/api/runs/{count}").json()
+    last = series["timeline"][-1]
+    assert last["progress"] == pytest.approx(1.0) and last["nodes"] == shown["nodes"]
+    assert last["solutions"] == shown["solutions"]
+    seconds = [p["seconds"] for p in series["timeline"]]
+    assert seconds == sorted(seconds) and len(seconds) <= 121
+    assert sum(b["subproblems"] for b in series["sizes"]) == shown["subproblems"]["done"]
+    assert all(b["low"] <= b["high"] for b in series["sizes"])
+    running = client.get(f"/api/runs/{ledger_runs[4]}/series").json()
+    assert running["timeline"] == [{"seconds": 0.0, "progress": 0.0, "nodes": 0, "solutions": 0,
+                                    "nodes_per_second": None}] and running["sizes"] == []
