@@ -44,7 +44,8 @@ def build_ledger(path: str, n: int) -> int:
                           "--no-progress", "--workers", "1"], env=env, check=True, capture_output=True, text=True)
     run_id = json.loads(out.stdout)["run_id"]
     conn = sqlite3.connect(path)
-    rows = conn.execute("SELECT subproblem_id, options FROM solutions WHERE run_id = ? ORDER BY id", (run_id,)).fetchall()
+    rows = conn.execute("SELECT subproblem_id, options FROM solutions WHERE run_id = ? ORDER BY id",
+                        (run_id,)).fetchall()
     more = n - len(rows)
     with conn:
         conn.executemany("INSERT INTO solutions (run_id, subproblem_id, options) VALUES (?, ?, ?)",
