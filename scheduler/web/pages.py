@@ -142,16 +142,28 @@ def download(request: Request) -> Response:
 
 
 def problems_page(request: Request) -> Response:
-    """The built-in library: each problem's board and known counts."""
+    """The built-in library: each problem's board (an image loaded when scrolled to) and
+    known counts."""
     from core.library import from_spec, library
 
     entries = {e.name: e for e in library()}
     listing = library_listing()
     for p in listing["problems"]:
         entry = entries[p["name"]]
-        svg = board_svg(from_spec(dict(entry.spec, name=entry.name)))
-        p["picture"] = None if svg is None else data_uri(svg)
+        p["has_picture"] = from_spec(dict(entry.spec, name=entry.name)).has_pictures
     return _page(request, "problems.html", problems=listing["problems"], patterns=listing["patterns"])
+
+
+def board_picture(request: Request) -> Response:
+    """A built-in problem's board."""
+    from core.library import from_spec, library
+
+    name = request.path_params["name"]
+    entry = next((e for e in library() if e.name == name), None)
+    svg = None if entry is None else board_svg(from_spec(dict(entry.spec, name=entry.name)))
+    if svg is None:
+        raise HTTPException(404, f"no picture of a built-in problem {name!r}")
+    return _svg(svg)
 
 
 def routes() -> list[Route]:
@@ -164,4 +176,5 @@ def routes() -> list[Route]:
         Route("/runs/{run_id:int}/solutions/{index:int}.svg", solution_picture),
         Route("/runs/{run_id:int}/solutions.{fmt:str}", download),
         Route("/problems", problems_page),
+        Route("/problems/{name}.svg", board_picture),
     ]

@@ -55,7 +55,10 @@ def _routes(ids: list[int]) -> list[tuple[str, str]]:
         (f"/runs/{count}/charts/sizes.svg", "subproblems by size"),
         (f"/runs/{count}/charts/slowest.svg", "slowest subproblems"),
         (f"/runs/{count}/charts/estimate.svg", "estimate"),
-        ("/problems", "pentomino-6x10"), ("/api/runs", '"run_id"'), (f"/api/runs/{enum}", '"stored_solutions"'),
+        ("/problems", 'src="/problems/pentomino-6x10.svg"'), ("/problems/pentomino-6x10.svg", "<svg"),
+        ("/problems/crossword-39.svg", "every square to be decided"),
+        ("/problems/sudoku-9x9-seed.svg", 'font-weight="bold"'),  # the givens
+        ("/api/runs", '"run_id"'), (f"/api/runs/{enum}", '"stored_solutions"'),
         (f"/api/runs/{count}/series", '"timeline"'), (f"/api/runs/{enum}/solutions", '"text"'),
         ("/api/problems", '"patterns"'), ("/static/app.js", "fetch("), ("/static/style.css", "body"),
     ]
@@ -79,7 +82,7 @@ def test_errors_are_one_line_and_a_status(client, ledger_runs):
         ("/runs?status=bogus", 400, "status must be one of"), (f"/runs/{enum}/solutions?page=x", 400, "page must be"),
         (f"/runs/{enum}/solutions?page=9", 404, "1 page(s)"), (f"/runs/{enum}/solutions/99.svg", 404, "no stored"),
         (f"/runs/{enum}/solutions.xml", 404, ".json or .csv"), (f"/runs/{enum}/charts/pie.svg", 404, "no chart"),
-        ("/api/runs?limit=0", 400, "limit must be"),
+        ("/api/runs?limit=0", 400, "limit must be"), ("/problems/nothing.svg", 404, "no picture"),
     ]:
         r = client.get(url)
         assert r.status_code == status, (url, r.status_code)
@@ -129,7 +132,7 @@ def test_every_value_shown_is_escaped(client, ledger_runs, sqlite_url):
 
 def test_pictures_go_in_as_images_only(client, ledger_runs):
     """A model's SVG is never inline in the HTML (an <img> runs no script)."""
-    for url in (f"/runs/{ledger_runs[0]}/solutions", "/problems", f"/runs/{ledger_runs[1]}"):
+    for url in (f"/runs/{ledger_runs[0]}/solutions", f"/runs/{ledger_runs[1]}"):
         page = client.get(url).text
         assert "<svg" not in page and 'src="data:image/svg+xml;base64,' in page, url
 
