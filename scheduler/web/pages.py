@@ -17,7 +17,7 @@ from ..run_options import RunOptions
 from ..states import RunStatus
 from . import charts, reading
 from .params import int_param, run_id_of, status_param
-from .pictures import board_svg, data_uri, solution_svg
+from .pictures import data_uri, library_board, solution_svg
 
 #: a picture served alone may draw, but never run a script
 PICTURE_CSP = "default-src 'none'; style-src 'unsafe-inline'"
@@ -144,23 +144,16 @@ def download(request: Request) -> Response:
 def problems_page(request: Request) -> Response:
     """The built-in library: each problem's board (an image loaded when scrolled to) and
     known counts."""
-    from core.library import from_spec, library
-
-    entries = {e.name: e for e in library()}
     listing = library_listing()
     for p in listing["problems"]:
-        entry = entries[p["name"]]
-        p["has_picture"] = from_spec(dict(entry.spec, name=entry.name)).has_pictures
+        p["has_picture"] = library_board(p["name"]) is not None
     return _page(request, "problems.html", problems=listing["problems"], patterns=listing["patterns"])
 
 
 def board_picture(request: Request) -> Response:
     """A built-in problem's board."""
-    from core.library import from_spec, library
-
     name = request.path_params["name"]
-    entry = next((e for e in library() if e.name == name), None)
-    svg = None if entry is None else board_svg(from_spec(dict(entry.spec, name=entry.name)))
+    svg = library_board(name)
     if svg is None:
         raise HTTPException(404, f"no picture of a built-in problem {name!r}")
     return _svg(svg)

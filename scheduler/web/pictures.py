@@ -9,6 +9,7 @@ runs no script, whatever a problem file put into its labels.
 from __future__ import annotations
 
 import base64
+import functools
 import threading
 from collections import OrderedDict
 from typing import Any
@@ -69,3 +70,13 @@ def board_svg(problem: Problem) -> str | None:
             raise
         return summary_grid(["?" * puzzle.cols] * puzzle.rows, title=f"{puzzle.rows}x{puzzle.cols} grid",
                             legend="every square to be decided")
+
+
+@functools.lru_cache(maxsize=None)
+def library_board(name: str) -> str | None:
+    """The board of the built-in problem ``name`` (drawn once: the library does not change
+    while the page runs), or None for an unknown name or a model without pictures."""
+    from core.library import from_spec, library
+
+    entry = next((e for e in library() if e.name == name), None)
+    return None if entry is None else board_svg(from_spec(dict(entry.spec, name=entry.name)))

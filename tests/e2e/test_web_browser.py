@@ -1,7 +1,8 @@
 """End to end, the web page in a real headless Chromium (Selenium and chromedriver from
 the system's packages): ``tilecensus web`` over a PostgreSQL ledger while a run is
 going — the runs page shows its progress change without a reload, the run's page draws
-its charts, a stored solution's picture opens, and the browser logs no console error."""
+its charts, a stored solution's picture opens, the problem library's boards load, and
+the browser logs no console error."""
 from __future__ import annotations
 
 import json
@@ -109,6 +110,13 @@ def test_the_page_follows_a_run_and_shows_solutions(pg_url, processes, browser):
     browser.find_element(By.CSS_SELECTOR, "figure.solution a").click()
     WebDriverWait(browser, 10).until(lambda d: d.current_url.endswith(f"/runs/{stored}/solutions/0.svg"))
     assert browser.find_elements(By.CSS_SELECTOR, "svg rect")  # the picture itself, drawn
+    console += browser.get_log("browser")
+
+    browser.get(f"{base}/problems")
+    browser.execute_script("window.scrollTo(0, document.body.scrollHeight)")  # the boards load lazily
+    WebDriverWait(browser, 20).until(
+        lambda d: all(d.execute_script("return arguments[0].complete", img)
+                      for img in d.find_elements(By.CSS_SELECTOR, "figure.problem img")))
     console += browser.get_log("browser")
 
     errors = [entry for entry in console if entry["level"] == "SEVERE"]

@@ -137,6 +137,15 @@ def test_pictures_go_in_as_images_only(client, ledger_runs):
         assert "<svg" not in page and 'src="data:image/svg+xml;base64,' in page, url
 
 
+def test_every_board_shown_is_there(client):
+    """The library page shows an image only where the model draws one (a sudoku cube has
+    none), and each one loads."""
+    page = client.get("/problems").text
+    boards = re.findall(r'src="(/problems/[^"]+\.svg)"', page)
+    assert "sudoku-cube-k2n3-seed" in page and "/problems/sudoku-cube-k2n3-seed.svg" not in boards
+    assert len(boards) > 20 and all(client.get(b).status_code == 200 for b in boards)
+
+
 def test_the_token_rule(ledger_runs, sqlite_url):
     c = TestClient(create_app(open_reader(sqlite_url), token="s3cret"))
     assert c.get("/runs").status_code == 401
