@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import jinja2
+from sqlalchemy.exc import OperationalError
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
@@ -102,6 +103,12 @@ def _ledger_error(request: Request, exc: Exception) -> Response:
     return _error_response(request, 404, str(exc).replace(ledger.url, safe_url(ledger.url)))
 
 
+def _database_error(request: Request, exc: Exception) -> Response:
+    """The database stopped answering: 503 and the reason's first line, as the CLI says it."""
+    reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
+    return _error_response(request, 503, f"the database stopped answering: {reason}")
+
+
 def templates() -> Jinja2Templates:
     """The page templates, every value autoescaped."""
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True)
@@ -119,7 +126,8 @@ def create_app(ledger: Ledger, *, token: str | None = None) -> Starlette:
         routes=pages.routes() + api.routes() + [Mount("/static", StaticFiles(directory=HERE / "static"),
                                                       name="static")],
         middleware=middleware,
-        exception_handlers={HTTPException: _http_error, LedgerError: _ledger_error},
+        exception_handlers={HTTPException: _http_error, LedgerError: _ledger_error,
+                            OperationalError: _database_error},
     )
     app.state.site = Site(ledger, templates(), ProblemCache(ledger), StoredCounts(ledger))
     return app

@@ -146,6 +146,17 @@ def test_every_board_shown_is_there(client):
     assert len(boards) > 20 and all(client.get(b).status_code == 200 for b in boards)
 
 
+def test_a_database_that_stops_answering_is_a_503(ledger_runs, sqlite_url, tmp_path):
+    reader = open_reader(sqlite_url)
+    c = TestClient(create_app(reader))
+    assert c.get("/api/runs").status_code == 200
+    reader.engine.dispose()
+    (tmp_path / "ledger.sqlite").rename(tmp_path / "gone.sqlite")
+    (tmp_path / "ledger.sqlite").mkdir()  # the path now names a directory: SQLite cannot open it
+    r = c.get("/api/runs")
+    assert r.status_code == 503 and r.json()["error"].startswith("the database stopped answering: ")
+
+
 def test_the_token_rule(ledger_runs, sqlite_url):
     c = TestClient(create_app(open_reader(sqlite_url), token="s3cret"))
     assert c.get("/runs").status_code == 401
