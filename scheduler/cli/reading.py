@@ -5,12 +5,14 @@ from __future__ import annotations
 import csv
 import json
 from pathlib import Path
+
 import click
 
 from ..states import RunStatus
 from . import render
 from .app import App, CLIError, cli
 from .options import db_option, json_option
+
 
 @cli.command()
 @click.option("--limit", type=click.IntRange(min=1), default=30, show_default=True)

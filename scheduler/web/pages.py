@@ -54,7 +54,7 @@ def run_page(request: Request) -> Response:
                                                        title=f"what {summary['grids']} grids agree on"))
     return _page(request, "run.html", s=s, solver=options.solver, method_reason=options.method_reason,
                  options_text=json.dumps({k: v for k, v in s["options"].items() if v is not None}),
-                 summary_picture=summary_picture, has_pictures=site.problems(s["run_id"]).has_pictures)
+                 summary_picture=summary_picture)
 
 
 def _time_chart(series: dict[str, Any], key: str, title: str, y_label: str, y_max: float | None = None) -> str:
