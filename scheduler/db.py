@@ -39,9 +39,12 @@ def safe_url(url: str) -> str:
         return url
 
 
-def make_engine(url: str) -> Engine:
+def make_engine(url: str, *, read_only: bool = False) -> Engine:
     """An engine for ``url``: SQLite in WAL mode with a long busy timeout, PostgreSQL
-    with a short connect timeout so a database that does not answer fails fast."""
+    with a short connect timeout so a database that does not answer fails fast.
+    ``read_only``: every connection refuses writes (SQLite ``query_only``, PostgreSQL
+    read-only transactions) and SQLite transactions take no write lock, so a reader (the
+    web page) never holds up a worker."""
     try:
         parsed = make_url(url)
     except ArgumentError:
@@ -53,16 +56,17 @@ def make_engine(url: str) -> Engine:
             if db and db != ":memory:" and not db.startswith("file:"):
                 Path(db).expanduser().parent.mkdir(parents=True, exist_ok=True)
             engine = create_engine(parsed, connect_args={"timeout": 60})
-            event.listen(engine, "connect", _sqlite_pragmas)
-            event.listen(engine, "begin", _sqlite_begin)
+            event.listen(engine, "connect", _sqlite_reader_pragmas if read_only else _sqlite_pragmas)
+            event.listen(engine, "begin", _sqlite_begin_deferred if read_only else _sqlite_begin)
         elif backend == "postgresql":
             if parsed.drivername == "postgresql":
                 parsed = parsed.set(drivername="postgresql+psycopg")
             # synchronous_commit=off: a commit lost in a database crash only means its
             # subproblem is solved again when its lease expires — never counted twice.
+            options = "-c default_transaction_read_only=on" if read_only else "-c synchronous_commit=off"
             engine = create_engine(
                 parsed, pool_pre_ping=True, pool_size=5, max_overflow=5,
-                connect_args={"connect_timeout": 5, "options": "-c synchronous_commit=off"},
+                connect_args={"connect_timeout": 5, "options": options},
             )
         else:
             engine = create_engine(parsed)
@@ -80,6 +84,20 @@ def _sqlite_pragmas(dbapi_conn, _record) -> None:
     cur.close()
 
 
+def _sqlite_reader_pragmas(dbapi_conn, _record) -> None:
+    """A reader's connection: no write at all, not even the switch to WAL (a ledger that
+    tilecensus wrote is in WAL mode already)."""
+    dbapi_conn.isolation_level = None  # transactions begin in _sqlite_begin_deferred
+    cur = dbapi_conn.cursor()
+    cur.execute("PRAGMA query_only=ON")
+    cur.close()
+
+
+def _sqlite_begin_deferred(conn) -> None:
+    """A reader's transaction: a snapshot, without SQLite's write lock."""
+    conn.exec_driver_sql("BEGIN")
+
+
 def _sqlite_begin(conn) -> None:
     """Take SQLite's write lock up front: a read-then-write transaction (a lease) never
     fails midway because another process wrote first; waiting obeys the busy timeout."""
@@ -89,9 +107,10 @@ def _sqlite_begin(conn) -> None:
 class Ledger:
     """An engine and a session factory for one ledger URL."""
 
-    def __init__(self, url: str):
+    def __init__(self, url: str, *, read_only: bool = False):
         self.url = url
-        self.engine = make_engine(url)
+        self.read_only = read_only
+        self.engine = make_engine(url, read_only=read_only)
         self.Session = sessionmaker(self.engine, expire_on_commit=False)
         self.pid = os.getpid()
 
@@ -136,6 +155,27 @@ def open_ledger(url: str | None = None, *, upgrade: bool = True) -> Ledger:
 
             ensure_schema(ledger.engine)
         _LEDGERS[key] = ledger
+    return ledger
+
+
+def open_reader(url: str | None = None) -> Ledger:
+    """The ledger at ``url`` (resolved as above) for reading only: checked, never created
+    nor migrated (a missing SQLite file or an old schema is a :class:`LedgerError`)."""
+    url = resolve_url(url)
+    parsed = make_url(url) if "://" in url else None
+    if parsed is not None and parsed.get_backend_name() == "sqlite":
+        db = parsed.database
+        if not db or db == ":memory:" or not Path(db).expanduser().is_file():
+            raise LedgerError(f"no ledger file at {safe_url(url)} (a run creates it)")
+    ledger = Ledger(url, read_only=True)
+    ledger.check()
+    from .migrate import current_revision, head_revision  # Alembic is slow to import: only here
+
+    current, head = current_revision(ledger.engine), head_revision()
+    if current != head:
+        ledger.dispose()
+        raise LedgerError(f"the ledger {safe_url(url)} has schema {current or 'none'}, not {head}: "
+                          "run `tilecensus db upgrade` first")
     return ledger
 
 

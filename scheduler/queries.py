@@ -2,30 +2,37 @@
 from __future__ import annotations
 
 import statistics
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 from sqlalchemy import func, select
 
 from .codec import path_of, unpack
 from .db import Ledger
 from .errors import LedgerError
-from .ledger import Progress, progress
+from .ledger import Progress, get_run, progress
 from .models import Run, Solution, Subproblem
-from .run_options import RunOptions
+from .run_options import Mode, RunOptions
 from .states import RunStatus, SubproblemState
 from .ledger import verifications as V
+
+if TYPE_CHECKING:
+    from core.problem import Problem
 
 
 def _iso(t) -> str | None:
     return None if t is None else t.isoformat(timespec="seconds") + "Z"
 
 
-def list_runs(ledger: Ledger, *, limit: int = 50, status: str | None = None) -> list[dict[str, Any]]:
-    """The newest runs first, a dict each."""
+def list_runs(ledger: Ledger, *, limit: int = 50, status: str | None = None,
+              problem: str | None = None) -> list[dict[str, Any]]:
+    """The newest runs first, a dict each; ``problem``: only runs whose problem name
+    contains it."""
     with ledger.session() as session:
         q = select(Run).order_by(Run.id.desc()).limit(limit)
         if status:
             q = q.where(Run.status == status)
+        if problem:
+            q = q.where(Run.name.contains(problem, autoescape=True))
         runs = list(session.scalars(q))
     out = []
     for run in runs:
@@ -146,6 +153,102 @@ def run_summary(ledger: Ledger, run_id: int, *, slowest: int = 5) -> dict[str, A
     return summary
 
 
+#: at most this many stored solutions are read to summarise a run (``show``'s summary)
+SUMMARY_LIMIT = 200_000
+
+
+def problem_of(ledger: Ledger, run_id: int) -> Problem:
+    """The run's problem, rebuilt from the spec stored with it."""
+    from core.library import from_spec  # every model: imported only when a problem is needed
+
+    return from_spec(get_run(ledger, run_id).spec)
+
+
+def model_summary(ledger: Ledger, run_id: int, s: dict[str, Any]) -> dict[str, Any] | None:
+    """The model's own summary of a finished run's stored solutions (crosswords: which
+    squares are black, or white, in every grid), where the model has one; ``s`` is the
+    run's :func:`run_summary`."""
+    if s["status"] != RunStatus.DONE or not Mode(s["mode"]).listing:
+        return None
+    summarise = getattr(problem_of(ledger, run_id), "summarise", None)
+    if summarise is None:
+        return None
+    return summarise(options for _, _, options in iter_solutions(ledger, run_id, limit=SUMMARY_LIMIT))
+
+
+def run_details(ledger: Ledger, run_id: int) -> dict[str, Any]:
+    """What ``show --json`` prints: :func:`run_summary`, with the model's ``summary``."""
+    s = run_summary(ledger, run_id)
+    summary = model_summary(ledger, run_id, s)
+    if summary is not None:
+        s["summary"] = summary
+    return s
+
+
+def solution_rows(ledger: Ledger, run_id: int, problem: Problem, *, limit: int,
+                  offset: int = 0) -> list[dict[str, Any]]:
+    """What ``solutions --json`` prints: one page of stored solutions, with their text."""
+    return [{"index": i, "subproblem": sub, "options": list(sol), "text": problem.render_text(sol)}
+            for i, sub, sol in iter_solutions(ledger, run_id, limit=limit, offset=offset)]
+
+
+def count_solutions(ledger: Ledger, run_id: int) -> int:
+    """How many solutions of the run are stored (an index-only count)."""
+    with ledger.session() as session:
+        return session.scalar(select(func.count()).select_from(Solution).where(Solution.run_id == run_id))
+
+
+#: the node rate of a run's timeline is taken over this many samples (results arrive in bursts)
+RATE_WINDOW = 5
+
+
+def run_series(ledger: Ledger, run_id: int, *, points: int = 120) -> dict[str, Any]:
+    """A run over time and its subproblems by size, for pictures: ``timeline`` (at most
+    ``points`` samples of the finished subproblems in the order they finished: seconds
+    since the run began, progress, nodes, solutions, and the node rate over the last
+    :data:`RATE_WINDOW` samples) and ``sizes`` (finished subproblems counted by nodes, in
+    powers of two)."""
+    with ledger.session() as session:
+        run = session.get(Run, run_id)
+        if run is None:
+            raise LedgerError(f"no run {run_id} in the ledger")
+        start = run.created_at
+        rows = session.execute(
+            select(Subproblem.finished_at, Subproblem.done_f, Subproblem.nodes, Subproblem.count)
+            .where(Subproblem.run_id == run_id, Subproblem.state == SubproblemState.DONE)
+            .order_by(Subproblem.finished_at, Subproblem.id)
+        ).all()
+    timeline: list[dict[str, Any]] = [{"seconds": 0.0, "progress": 0.0, "nodes": 0, "solutions": 0,
+                                       "nodes_per_second": None}]
+    weight = nodes = solutions = 0
+    sizes: dict[int, int] = {}
+    step = max(1, len(rows) // points)
+    for i, (finished, done_f, n, count) in enumerate(rows):
+        weight += done_f or 0.0
+        nodes += n or 0
+        solutions += int(count or 0)
+        sizes[(n or 0).bit_length()] = sizes.get((n or 0).bit_length(), 0) + 1
+        if (i + 1) % step and i + 1 != len(rows):
+            continue
+        seconds = max(0.0, ((finished or start) - start).total_seconds())
+        last = timeline[max(0, len(timeline) - RATE_WINDOW)]
+        span = seconds - last["seconds"]
+        timeline.append({"seconds": round(seconds, 3), "progress": round(min(weight, 1.0), 9), "nodes": nodes,
+                         "solutions": solutions,
+                         "nodes_per_second": round((nodes - last["nodes"]) / span, 1) if span > 0 else None})
+    return {"run_id": run_id, "timeline": timeline,
+            "sizes": [{"low": 0 if b == 0 else 2 ** (b - 1), "high": 2 ** b - 1, "subproblems": sizes[b]}
+                      for b in sorted(sizes)]}
+
+
+def library_listing() -> dict[str, list[dict[str, Any]]]:
+    """What ``problems --json`` prints: the built-in named problems and the name patterns."""
+    from core.library import library, library_patterns
+
+    return {"problems": [{"name": e.name, "description": e.description, "known": e.known} for e in library()],
+            "patterns": [{"pattern": p.pattern, "description": p.description} for p in library_patterns()]}
+
+
 def iter_solutions(ledger: Ledger, run_id: int, *, limit: int | None = None, offset: int = 0,
                    chunk: int = 5_000) -> Iterator[tuple[int, int, tuple[int, ...]]]:
     """``(index, subproblem id, option ids)`` of a run's stored solutions, in ledger order."""
@@ -153,16 +256,19 @@ def iter_solutions(ledger: Ledger, run_id: int, *, limit: int | None = None, off
         if session.get(Run, run_id) is None:
             raise LedgerError(f"no run {run_id} in the ledger")
     index, last_id, left = offset, None, limit
-    skip = offset
+    if offset:  # skip through the (run_id, id) index alone, then read rows from the id found
+        with ledger.session() as session:
+            first = session.scalar(select(Solution.id).where(Solution.run_id == run_id).order_by(Solution.id)
+                                   .offset(offset).limit(1))
+        if first is None:
+            return
+        last_id = first - 1
     while left is None or left > 0:
         with ledger.session() as session:
             q = select(Solution.id, Solution.subproblem_id, Solution.options).where(Solution.run_id == run_id)
             if last_id is not None:
                 q = q.where(Solution.id > last_id)
             q = q.order_by(Solution.id)
-            if skip:
-                q = q.offset(skip)
-                skip = 0
             n = chunk if left is None else min(chunk, left)
             rows = session.execute(q.limit(n)).all()
         if not rows:

@@ -5,18 +5,13 @@ from __future__ import annotations
 import csv
 import json
 from pathlib import Path
-from typing import Any
 
 import click
 
-from ..run_options import Mode
 from ..states import RunStatus
 from . import render
 from .app import App, CLIError, cli
 from .options import db_option, json_option
-
-#: at most this many stored solutions are read to summarise a run
-SUMMARY_LIMIT = 200_000
 
 
 @cli.command()
@@ -43,38 +38,13 @@ def runs(app: App, limit: int, status: str | None) -> None:
 @click.pass_obj
 def show(app: App, run_id: int) -> None:
     """One run: totals, status, method, timings, throughput, slowest subproblems, sizes."""
-    from ..queries import run_summary
+    from ..queries import run_details
 
-    ledger = app.ledger()
-    s = run_summary(ledger, run_id)
-    summary = _model_summary(ledger, run_id, s)
-    if summary is not None:
-        s["summary"] = summary
+    s = run_details(app.ledger(), run_id)
     if app.as_json:
         app.echo_json(s)
     else:
         click.echo(render.show_text(s))
-
-
-def _problem_of(ledger, run_id: int):
-    from core.library import from_spec
-
-    from ..ledger import get_run
-
-    return from_spec(get_run(ledger, run_id).spec)
-
-
-def _model_summary(ledger, run_id: int, s: dict[str, Any]) -> dict[str, Any] | None:
-    """The model's own summary of a finished run's stored solutions (crosswords: which
-    squares are black, or white, in every grid), where the model has one."""
-    if s["status"] != RunStatus.DONE or not Mode(s["mode"]).listing:
-        return None
-    from ..queries import iter_solutions
-
-    summarise = getattr(_problem_of(ledger, run_id), "summarise", None)
-    if summarise is None:
-        return None
-    return summarise(options for _, _, options in iter_solutions(ledger, run_id, limit=SUMMARY_LIMIT))
 
 
 @cli.command()
@@ -88,18 +58,18 @@ def _model_summary(ledger, run_id: int, s: dict[str, Any]) -> dict[str, Any] | N
 @click.pass_obj
 def solutions(app: App, run_id: int, limit: int, offset: int, fmt: str, out: str | None, as_json: bool) -> None:
     """A run's stored solutions (from --all / --first)."""
-    from ..queries import iter_solutions
+    from ..queries import iter_solutions, problem_of, solution_rows
 
     ledger = app.ledger()
-    problem = _problem_of(ledger, run_id)
+    problem = problem_of(ledger, run_id)
     fmt = "json" if as_json else fmt
     if fmt == "svg" and not problem.has_pictures:
         raise CLIError(f"{problem.kind} problems have no SVG pictures")
-    rows = list(iter_solutions(ledger, run_id, limit=limit, offset=offset))
     if fmt == "json":
-        app.echo_json([{"index": i, "subproblem": sub, "options": list(sol), "text": problem.render_text(sol)}
-                       for i, sub, sol in rows])
-    elif fmt == "text":
+        app.echo_json(solution_rows(ledger, run_id, problem, limit=limit, offset=offset))
+        return
+    rows = list(iter_solutions(ledger, run_id, limit=limit, offset=offset))
+    if fmt == "text":
         for i, _, sol in rows:
             click.echo(f"solution {i + 1}:")
             click.echo(problem.render_text(sol))
@@ -154,12 +124,13 @@ def problems(app: App) -> None:
     """The built-in named problems (name, description, known counts) and name patterns."""
     from core.library import library, library_patterns
 
+    if app.as_json:
+        from ..queries import library_listing
+
+        app.echo_json(library_listing())
+        return
     entries = library()
     patterns = library_patterns()
-    if app.as_json:
-        app.echo_json({"problems": [{"name": e.name, "description": e.description, "known": e.known} for e in entries],
-                       "patterns": [{"pattern": p.pattern, "description": p.description} for p in patterns]})
-        return
     width = max((len(e.name) for e in entries), default=10)
     for e in entries:
         known = ", ".join(f"{k} {v:,}" for k, v in (e.known or {}).items())

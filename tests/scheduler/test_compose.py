@@ -44,3 +44,17 @@ def test_compose_services_and_commands():
     assert env["TILECENSUS_DB_URL"].startswith("postgresql://") and env["TILECENSUS_BROKER_URL"].startswith("redis://")
     dep = services["worker"]["depends_on"]
     assert dep["migrate"]["condition"] == "service_completed_successfully"
+
+
+def test_compose_serves_the_web_page_and_flower():
+    services = yaml.safe_load(COMPOSE.read_text())["services"]
+    web = services["web"]
+    cmd = _check_command(web["command"])
+    assert cmd.name == "web"
+    host = web["command"][web["command"].index("--host") + 1]
+    assert host == "0.0.0.0" and "TILECENSUS_WEB_TOKEN" in web["environment"]  # beyond loopback: a token
+    assert web["environment"]["TILECENSUS_DB_URL"].startswith("postgresql://")
+    assert all(p.startswith("127.0.0.1:") for p in web["ports"] + services["flower"]["ports"])
+    assert web["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
+    flower = services["flower"]
+    assert "flower" in flower["command"] and any(a.startswith("--broker=redis://redis:") for a in flower["command"])
