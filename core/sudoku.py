@@ -527,17 +527,17 @@ def _file_spec(kind: str, filename: str) -> dict[str, Any]:
 
 
 register_problem(LibraryEntry("sudoku-9x9-seed", "the seed's 9x9 sudoku (unique solution)",
-                              _file_spec("sudoku", "sudoku-9x9-seed.txt"), known={"total": 1}))
+                              _file_spec("sudoku", "sudoku-9x9-seed.txt"), known={"solutions": 1}))
 register_problem(LibraryEntry("sudoku-16x16-seed", "the seed's 16x16 sudoku, symbols 0-9A-F (unique solution)",
-                              _file_spec("sudoku", "sudoku-16x16-seed.txt"), known={"total": 1}))
+                              _file_spec("sudoku", "sudoku-16x16-seed.txt"), known={"solutions": 1}))
 register_problem(LibraryEntry("sudoku-cube-k2n3-seed", "the seed's 8x8x8 sudoku cube (k=2, n=3), 91 givens",
-                              _file_spec("sudoku", "sudoku-cube-k2n3-seed.txt"), known={"total": 904_192}))
+                              _file_spec("sudoku", "sudoku-cube-k2n3-seed.txt"), known={"solutions": 904_192}))
 register_problem(LibraryEntry("sudoku-4x4", "every completed 4x4 sudoku grid",
-                              _file_spec("sudoku", "sudoku-4x4.toml"), known={"total": 288}))
+                              _file_spec("sudoku", "sudoku-4x4.toml"), known={"solutions": 288}))
 register_problem(LibraryEntry("sudoku-6x6", "every completed 6x6 sudoku grid with 2x3 boxes",
-                              _file_spec("sudoku", "sudoku-6x6.toml"), known={"total": 28_200_960}))
+                              _file_spec("sudoku", "sudoku-6x6.toml"), known={"solutions": 28_200_960}))
 register_problem(LibraryEntry("latin-5", "every Latin square of order 5",
-                              _file_spec("latin", "latin-5.toml"), known={"total": 161_280}))
+                              _file_spec("latin", "latin-5.toml"), known={"solutions": 161_280}))
 
 _LATIN = re.compile(r"^latin-(\d{1,2})$")
 

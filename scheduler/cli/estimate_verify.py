@@ -89,7 +89,7 @@ def verify(app: App, run_id: int, fraction: float, seed: int) -> None:
     the subproblem and the worker, and exits with status 1."""
     from ..verification import summary, verify_run
 
-    report = verify_run(app.ledger(), run_id, fraction, seed=seed)
+    report = verify_run(app.ledger(existing=True), run_id, fraction, seed=seed)
     if app.as_json:
         app.echo_json(report.to_json())
     else:

@@ -110,7 +110,7 @@ def test_distributed_equals_single_process(cluster, name, distinct, args):
     wait_done(url, run_id, procs)
     show = check_run(url, run_id, name, distinct)
     if "--node-budget" in args:
-        assert show["subproblems"]["donated"] > 50  # frontier donated many times over
+        assert show["subproblem_states"]["donated"] > 50  # frontier donated many times over
 
 
 def test_enumeration_with_duplicate_deliveries(cluster):
