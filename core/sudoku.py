@@ -208,7 +208,8 @@ def parse_grid(
     side: int | None = None,
 ) -> ParsedGrid:
     """Read a grid: one row a line (symbols separated by spaces, or written together),
-    ``_``/``.`` empty; a cube's layers (any grid of more than 2 dimensions: its
+    or the whole grid on one line (N*N symbols, row after row: the usual way to pass a
+    sudoku around), ``_``/``.`` empty; a cube's layers (any grid of more than 2 dimensions: its
     ``N**(dims-2)`` square slices, in reading order) separated by blank lines.  ``|``
     and lines of only ``-+|`` are ignored (box rulers)."""
     blocks: list[list[tuple[int, list[str]]]] = [[]]
@@ -229,6 +230,11 @@ def parse_grid(
         blocks.pop()
     if not blocks:
         raise ProblemError("the grid is empty", source=source, line=first_line)
+    if len(blocks) == 1 and len(blocks[0]) == 1:  # one line of N*N symbols: the rows in a row
+        lineno, tokens = blocks[0][0]
+        n = math.isqrt(len(tokens))
+        if n > 1 and n * n == len(tokens):
+            blocks[0] = [(lineno, tokens[r * n:(r + 1) * n]) for r in range(n)]
     width = len(blocks[0][0][1])
     if side is not None and width != side:
         raise ProblemError(f"the grid's rows have {width} entries, expected {side}", source=source,
