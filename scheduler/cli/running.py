@@ -18,7 +18,7 @@ from .app import App, CLIError, cli
 from .options import broker_option, db_option, json_option, progress_option, run_options
 
 _workers_option = click.option("--workers", type=click.IntRange(min=1), default=lambda: os.cpu_count() or 1,
-                               show_default="CPUs", help="local pool processes")
+                               show_default="CPUs", help="processes in the local pool solving subproblems side by side")
 
 
 def _prepare(app: App, request: RunRequest, workers: int) -> tuple[Any, PreparedRun]:
@@ -247,7 +247,8 @@ def cancel(app: App, run_id: int) -> None:
 
 @cli.command()
 @click.argument("run_id", type=int)
-@click.option("--interval", type=click.FloatRange(min=0.05), default=1.0, show_default=True)
+@click.option("--interval", type=click.FloatRange(min=0.05), default=1.0, show_default=True, metavar="SECONDS",
+              help="seconds between looks at the ledger")
 @db_option
 @json_option
 @progress_option
