@@ -242,7 +242,7 @@ def cancel(app: App, run_id: int) -> None:
     if app.as_json:
         app.echo_json({"run_id": run_id, "status": status, "cancelled_subproblems": n})
     else:
-        click.echo(f"run {run_id}: {status} ({n} open subproblems cancelled)")
+        click.echo(f"run {run_id}: {status} ({render.plural(n, 'open subproblem')} cancelled)")
 
 
 @cli.command()
