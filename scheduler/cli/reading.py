@@ -27,7 +27,7 @@ SUMMARY_LIMIT = 200_000
 @click.option("--prune", is_flag=True,
               help="delete the finished runs (done, failed, cancelled) with all their rows; lists them and "
                    "deletes nothing without --yes")
-@click.option("--yes", is_flag=True, help="with --prune: delete them (no listing first)")
+@click.option("--yes", is_flag=True, help="with --prune: delete them (and list what was deleted)")
 @db_option
 @json_option
 @click.pass_obj
