@@ -24,7 +24,8 @@ class LibraryEntry:
     name: str
     description: str
     spec: Spec
-    #: the known number of solutions (total, distinct) where published, for listings/tests
+    #: the known numbers where published, for listings/tests: ``{"solutions": n}``, with
+    #: ``"distinct"`` (up to symmetry) where that is known too
     known: dict[str, int] | None = None
 
 

@@ -19,7 +19,11 @@ counts are integers — paths can be split and distributed like any other search
 The search tree gets a virtual root whose children are these restricted covers:
 choice 0 — p restricted to trivial-stabiliser representatives (counted), choice 1 — p
 restricted to the others (enumerated).  A path is the child's number followed by the
-inner solver's path.  Solutions are returned as option ids of the *full* cover (so a
+inner solver's path.  The two children's subtrees differ in size (soma: 3,856 and 1,005
+nodes), so the virtual root does not give each half the weight, as a branching factor
+of 2 would — a run's progress would read 50% once the small child is searched: each child
+weighs its share of the tree, from a fixed-seed random-path estimate of its subtree
+(:data:`SHARE_SAMPLES` walks; deterministic, so every worker derives the same weights).  Solutions are returned as option ids of the *full* cover (so a
 problem renders and verifies them as usual), one per symmetry class.
 
 Without such a piece (no count-1 piece fixed by G), the fallback is exact but slow: a
@@ -37,6 +41,22 @@ from .errors import PathError
 from .exact_cover import ExactCover
 from .symmetry import orbits
 from .search import COUNT, Path, SolveRequest, SolveResult, Solver, Stats, Subpath
+
+
+#: random walks per child that weigh the virtual root's children (fixed seed: the same
+#: weights on every machine)
+SHARE_SAMPLES = 32
+
+
+def tree_shares(solvers: Sequence[Solver]) -> list[Fraction]:
+    """Each solver's share of their trees together, from a fixed-seed estimate of each
+    tree's size (exact fractions that add up to 1)."""
+    if len(solvers) == 1:
+        return [Fraction(1)]
+    from .estimate import estimate
+
+    sizes = [max(1, round(estimate(s, SHARE_SAMPLES, seed=0, rate=1.0).nodes.value)) for s in solvers]
+    return [Fraction(size, sum(sizes)) for size in sizes]
 
 
 @dataclass
@@ -81,6 +101,7 @@ class DistinctSolver(Solver):
         self.children: list[_Child] = []
         self.piece: int | None = None
         everything = tuple(range(ec.n_options))
+        self.shares = [Fraction(1)]
         if self.order == 1:
             self.children.append(_Child(make_solver(ec), everything, "count", (1, 1)))
             return
@@ -108,6 +129,7 @@ class DistinctSolver(Solver):
             keep1 = sorted(others + [x for x, _ in special])
             reps = {x: (self.order // len(stab), [self.perms[i] for i in stab]) for x, stab in special}
             self.children.append(_Child(make_solver(restrict(ec, keep1)), tuple(keep1), "enum", reps=reps))
+        self.shares = tree_shares([child.solver for child in self.children])
 
     # ------------------------------------------------------------------ weighing
     def _weigh(self, child: _Child, full: Sequence[int]) -> tuple[int, int]:
@@ -129,7 +151,6 @@ class DistinctSolver(Solver):
     def solve(self, path: Sequence[int] = (), request: SolveRequest = COUNT) -> SolveResult:
         path = tuple(path)
         n = len(self.children)
-        share = Fraction(1, n)
         start = time.monotonic()
         out = SolveResult(path, Fraction(1), 0, Stats(), [], [] if request.listing else None, None, 0)
         if path:
@@ -147,9 +168,9 @@ class DistinctSolver(Solver):
             todo = [(c, ()) for c in range(n)]
         for c, rest in todo:
             if out.stopped_by is not None:
-                out.frontier.append(Subpath((c,), share))
+                out.frontier.append(Subpath((c,), self.shares[c]))
                 continue
-            self._run_child(c, rest, share, out, request, start)
+            self._run_child(c, rest, self.shares[c], out, request, start)
         out.stats.seconds = time.monotonic() - start
         out.stats.solutions = out.count
         return out

@@ -513,4 +513,4 @@ register_kind("edges", EdgesProblem)
 register_kind("roads", RoadsProblem)
 register_problem(LibraryEntry("roads-seed", "the seed's road grid: 4x5, 12 completions",
                               {"kind": "roads", "format": "text", "text": data.read_text("roads-seed.txt"),
-                               "source_name": "roads-seed.txt"}, known={"total": 12}))
+                               "source_name": "roads-seed.txt"}, known={"solutions": 12}))

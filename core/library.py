@@ -8,12 +8,15 @@ the spec stored in the ledger.
 from __future__ import annotations
 
 import os
+import re
+import sys
 from typing import Any, Iterable
 
 from . import catalog
 from .catalog import LibraryEntry, NamePattern
 from .errors import ProblemError
 from .problem import Problem
+from .sniff import is_toml_with_kind, sniff
 from .toml_input import load_toml
 
 # Each model module registers itself on import.
@@ -24,8 +27,13 @@ from . import crossword  # noqa: F401,E402  kind crossword
 
 
 def library() -> list[LibraryEntry]:
-    """Every built-in named problem, in name order."""
-    return sorted(catalog.ENTRIES.values(), key=lambda e: e.name)
+    """Every built-in named problem, grouped by kind, each kind in natural name order."""
+    return sorted(catalog.ENTRIES.values(), key=lambda e: (e.spec.get("kind", ""), natural_key(e.name)))
+
+
+def natural_key(name: str) -> tuple[Any, ...]:
+    """Sort key putting ``crossword-2`` before ``crossword-10``: digit runs compare as numbers."""
+    return tuple((1, int(part)) if part.isdigit() else (0, part) for part in re.split(r"(\d+)", name))
 
 
 def library_patterns() -> list[NamePattern]:
@@ -59,27 +67,36 @@ def kinds() -> Iterable[str]:
 
 #: file suffix -> format name
 SUFFIX_FORMATS = {".dlx": "dlx", ".toml": "toml", ".txt": "text"}
+#: the name that reads a problem from standard input
+STDIN = "-"
 
 
 def spec_from_file(path: str, kind: str | None = None) -> dict[str, Any]:
-    """Read a problem file into a spec (its text travels with the spec, so a worker on
-    another machine needs no copy of the file)."""
+    """Read a problem file (``-``: standard input) into a spec (its text travels with the
+    spec, so a worker on another machine needs no copy of the file)."""
+    if path == STDIN:
+        return spec_from_text(sys.stdin.read(), source_name="<stdin>", kind=kind)
     try:
         with open(path, encoding="utf-8") as fh:
             text = fh.read()
     except FileNotFoundError:
         raise ProblemError("no such file or built-in problem", source=path) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ProblemError(f"cannot read file: {exc}", source=path) from None
+    except IsADirectoryError:
+        raise ProblemError("a directory, not a problem file", source=path) from None
+    except UnicodeDecodeError:
+        raise ProblemError("not a problem file: not UTF-8 text", source=path) from None
+    except OSError as exc:
+        raise ProblemError(f"cannot read file: {exc.strerror or exc}", source=path) from None
     return spec_from_text(text, source_name=path, kind=kind)
 
 
 def spec_from_text(text: str, *, source_name: str = "<text>", kind: str | None = None) -> dict[str, Any]:
-    """The spec of a problem given as text: TOML (with ``kind``), DLX, or a model's plain
-    text format (``kind`` names the model)."""
+    """The spec of a problem given as text: TOML (its ``kind`` line names the model), a
+    ``.dlx`` file, or ``kind``'s format; without ``kind``, the model is told from the
+    content (:mod:`core.sniff`)."""
     suffix = os.path.splitext(source_name)[1].lower()
     fmt = SUFFIX_FORMATS.get(suffix)
-    if fmt == "toml" or (fmt is None and kind is None and _looks_like_toml(text)):
+    if fmt == "toml" or (fmt != "dlx" and kind is None and is_toml_with_kind(text)):
         data = load_toml(text, source_name)
         toml_kind = data.get("kind")
         if not isinstance(toml_kind, str):
@@ -87,14 +104,17 @@ def spec_from_text(text: str, *, source_name: str = "<text>", kind: str | None =
         if kind is not None and kind != toml_kind:
             raise ProblemError(f"--kind {kind} disagrees with kind = {toml_kind!r} in the file", source=source_name)
         return {"kind": toml_kind, "format": "toml", "text": text, "source_name": source_name}
-    if kind is None:
+    if kind is None and fmt == "dlx":
         kind = "exact-cover"
+    if kind is None:
+        found = sniff(text, source_name)  # (TOML was taken above: here found.kind is a model)
+        return {"kind": found.kind, "format": found.format, "text": text, "source_name": source_name}
     return {"kind": kind, "format": fmt or "text", "text": text, "source_name": source_name}
 
 
 def load_spec(name_or_path: str, kind: str | None = None) -> dict[str, Any]:
-    """The spec of a built-in name or a file path."""
-    if not os.path.exists(name_or_path):
+    """The spec of a built-in name, a file path, or ``-`` (standard input)."""
+    if name_or_path != STDIN and not os.path.exists(name_or_path):
         spec = named_spec(name_or_path)
         if spec is not None:
             if kind is not None and spec.get("kind") != kind:
@@ -104,14 +124,6 @@ def load_spec(name_or_path: str, kind: str | None = None) -> dict[str, Any]:
 
 
 def load(name_or_path: str, kind: str | None = None) -> Problem:
-    """A problem by built-in name (``tilecensus problems`` lists them) or from a file."""
+    """A problem by built-in name (``tilecensus problems`` lists them), from a file, or
+    from standard input (``-``)."""
     return from_spec(load_spec(name_or_path, kind))
-
-
-def _looks_like_toml(text: str) -> bool:
-    for line in text.splitlines():
-        s = line.strip()
-        if not s or s.startswith("#"):
-            continue
-        return s.startswith("kind") and "=" in s
-    return False

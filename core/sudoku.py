@@ -208,7 +208,8 @@ def parse_grid(
     side: int | None = None,
 ) -> ParsedGrid:
     """Read a grid: one row a line (symbols separated by spaces, or written together),
-    ``_``/``.`` empty; a cube's layers (any grid of more than 2 dimensions: its
+    or the whole grid on one line (N*N symbols, row after row: the usual way to pass a
+    sudoku around), ``_``/``.`` empty; a cube's layers (any grid of more than 2 dimensions: its
     ``N**(dims-2)`` square slices, in reading order) separated by blank lines.  ``|``
     and lines of only ``-+|`` are ignored (box rulers)."""
     blocks: list[list[tuple[int, list[str]]]] = [[]]
@@ -229,6 +230,11 @@ def parse_grid(
         blocks.pop()
     if not blocks:
         raise ProblemError("the grid is empty", source=source, line=first_line)
+    if len(blocks) == 1 and len(blocks[0]) == 1:  # one line of N*N symbols: the rows in a row
+        lineno, tokens = blocks[0][0]
+        n = math.isqrt(len(tokens))
+        if n > 1 and n * n == len(tokens):
+            blocks[0] = [(lineno, tokens[r * n:(r + 1) * n]) for r in range(n)]
     width = len(blocks[0][0][1])
     if side is not None and width != side:
         raise ProblemError(f"the grid's rows have {width} entries, expected {side}", source=source,
@@ -527,17 +533,17 @@ def _file_spec(kind: str, filename: str) -> dict[str, Any]:
 
 
 register_problem(LibraryEntry("sudoku-9x9-seed", "the seed's 9x9 sudoku (unique solution)",
-                              _file_spec("sudoku", "sudoku-9x9-seed.txt"), known={"total": 1}))
+                              _file_spec("sudoku", "sudoku-9x9-seed.txt"), known={"solutions": 1}))
 register_problem(LibraryEntry("sudoku-16x16-seed", "the seed's 16x16 sudoku, symbols 0-9A-F (unique solution)",
-                              _file_spec("sudoku", "sudoku-16x16-seed.txt"), known={"total": 1}))
+                              _file_spec("sudoku", "sudoku-16x16-seed.txt"), known={"solutions": 1}))
 register_problem(LibraryEntry("sudoku-cube-k2n3-seed", "the seed's 8x8x8 sudoku cube (k=2, n=3), 91 givens",
-                              _file_spec("sudoku", "sudoku-cube-k2n3-seed.txt"), known={"total": 904_192}))
+                              _file_spec("sudoku", "sudoku-cube-k2n3-seed.txt"), known={"solutions": 904_192}))
 register_problem(LibraryEntry("sudoku-4x4", "every completed 4x4 sudoku grid",
-                              _file_spec("sudoku", "sudoku-4x4.toml"), known={"total": 288}))
+                              _file_spec("sudoku", "sudoku-4x4.toml"), known={"solutions": 288}))
 register_problem(LibraryEntry("sudoku-6x6", "every completed 6x6 sudoku grid with 2x3 boxes",
-                              _file_spec("sudoku", "sudoku-6x6.toml"), known={"total": 28_200_960}))
+                              _file_spec("sudoku", "sudoku-6x6.toml"), known={"solutions": 28_200_960}))
 register_problem(LibraryEntry("latin-5", "every Latin square of order 5",
-                              _file_spec("latin", "latin-5.toml"), known={"total": 161_280}))
+                              _file_spec("latin", "latin-5.toml"), known={"solutions": 161_280}))
 
 _LATIN = re.compile(r"^latin-(\d{1,2})$")
 

@@ -25,6 +25,41 @@ def broker_url(url: str | None = None) -> str:
     return url or os.environ.get(ENV_BROKER_URL) or DEFAULT_BROKER_URL
 
 
+def checked_broker_url(url: str | None = None) -> str:
+    """The broker URL (resolved as :func:`broker_url`), or :class:`BrokerError` saying what
+    is wrong with it: no ``scheme://``, a transport kombu does not know, a port that is
+    not a number."""
+    from urllib.parse import urlsplit
+
+    from kombu.transport import TRANSPORT_ALIASES
+
+    from .errors import BrokerError
+
+    url = broker_url(url)
+    example = "e.g. redis://localhost:6379/0 or amqp://guest@localhost//"
+    if "://" not in url:
+        raise BrokerError(f"broker URL {url!r} is not a URL: it needs a transport and a host ({example})")
+    scheme = url.split("://", 1)[0]
+    if scheme.split("+", 1)[0] not in TRANSPORT_ALIASES:
+        known = ", ".join(t for t in ("redis", "rediss", "amqp", "amqps", "sqs", "memory") if t in TRANSPORT_ALIASES)
+        raise BrokerError(f"broker URL {_without_password(url)!r}: unknown transport {scheme!r} (known: {known}, ...)")
+    try:
+        urlsplit(url).port
+    except ValueError:
+        raise BrokerError(f"broker URL {_without_password(url)!r}: the port is not a number in 0..65535") from None
+    return url
+
+
+def _without_password(url: str) -> str:
+    """The URL with its password replaced by ``***``, for messages."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    return url.replace(f":{parts.password}@", ":***@", 1)
+
+
 def settings(url: str | None = None) -> dict:
     return dict(
         broker_url=broker_url(url),

@@ -48,7 +48,7 @@ def make_engine(url: str, *, read_only: bool = False) -> Engine:
     try:
         parsed = make_url(url)
     except ArgumentError:
-        raise LedgerError(f"not a database URL: {url!r}") from None
+        raise LedgerError(f"not a database URL: {url!r} (a SQLite file is sqlite:///PATH)") from None
     backend = parsed.get_backend_name()
     try:
         if backend == "sqlite":
@@ -142,11 +142,30 @@ class Ledger:
 _LEDGERS: dict[tuple[int, str], Ledger] = {}
 
 
-def open_ledger(url: str | None = None, *, upgrade: bool = True) -> Ledger:
-    """The ledger at ``url`` (resolved as above), checked and migrated; one per process."""
+def missing_file(url: str) -> str | None:
+    """The path of a SQLite ledger file that does not exist, else None (another database,
+    an in-memory one, or a file that is there)."""
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        return None
+    db = parsed.database
+    if parsed.get_backend_name() != "sqlite" or not db or db == ":memory:" or db.startswith("file:"):
+        return None
+    path = Path(db).expanduser()
+    return None if path.exists() else str(path)
+
+
+def open_ledger(url: str | None = None, *, upgrade: bool = True, existing: bool = False) -> Ledger:
+    """The ledger at ``url`` (resolved as above), checked and migrated; one per process.
+    ``existing``: a SQLite file that is not there is a :class:`LedgerError`, and nothing
+    is created (the commands that only read)."""
     url = resolve_url(url)
     key = (os.getpid(), url)
     ledger = _LEDGERS.get(key)
+    if ledger is None and existing and (path := missing_file(url)) is not None:
+        raise LedgerError(f"no ledger at {path}: no run has been recorded there (--db or ${ENV_DB_URL} names "
+                          "the ledger to read)")
     if ledger is None:
         ledger = Ledger(url)
         ledger.check()

@@ -11,7 +11,8 @@ from __future__ import annotations
 import time
 
 from rich.console import Console
-from rich.progress import BarColumn, Progress as Bar, TextColumn
+from rich.live import Live
+from rich.text import Text
 
 from .ledger import Progress
 from .states import RunStatus
@@ -93,48 +94,81 @@ def rate_text(p: Progress) -> str:
     return f"{rate:.0f}"
 
 
+#: the fields of the line, most important first: at a narrow width the last go first
+#: ("bar" is the bar itself, at least :data:`MIN_BAR` columns, growing into what is left)
+FIELD_ORDER = ("percent", "eta", "solutions", "bar", "run", "subproblems", "rate")
+#: the order the kept fields are shown in
+DISPLAY_ORDER = ("run", "bar", "percent", "solutions", "rate", "subproblems", "eta")
+MIN_BAR, MAX_BAR = 10, 40
+#: stands for the bar in the line :func:`bar_line` returns
+BAR = "\0"
+
+
+def bar_fields(p: Progress) -> dict[str, str]:
+    """The text of each field of the line for this progress (the bar aside)."""
+    return {
+        "run": f"run {p.run_id}",
+        "percent": f"{100 * min(max(p.weight_done, 0.0), 1.0):.1f}%",
+        "solutions": f"{p.solutions:,} solution{'' if p.solutions == 1 else 's'}",
+        "rate": f"{rate_text(p)} nodes/s",
+        "subproblems": subproblems_text(p),
+        "eta": f"ETA {eta_text(p)}",
+    }
+
+
+def bar_line(p: Progress, width: int) -> tuple[str, int]:
+    """The progress line for a terminal ``width`` columns wide, and how wide its bar is
+    (0: dropped).  Whole fields only, never one cut short: the least important
+    (:data:`FIELD_ORDER`) are dropped until the rest fit; the bar (at :data:`BAR` in the
+    line) takes the room left, up to :data:`MAX_BAR`."""
+    texts = {**bar_fields(p), "bar": "-" * MIN_BAR}
+    kept = list(FIELD_ORDER)
+
+    def length(names: list[str]) -> int:
+        return sum(len(texts[n]) for n in names) + 2 * (len(names) - 1)
+
+    while kept and length(kept) > width:
+        kept.pop()
+    bar = min(MIN_BAR + width - length(kept), MAX_BAR) if "bar" in kept else 0
+    parts = [BAR if n == "bar" else texts[n] for n in DISPLAY_ORDER if n in kept]
+    return "  ".join(parts), bar
+
+
 class ProgressView:
-    """A rich progress bar on stderr, redrawn on each :meth:`update` (no thread)."""
+    """The bar on stderr, one line redrawn on each :meth:`update` (no thread), fitted to
+    the terminal's width by :func:`bar_line`."""
 
     def __init__(self, run_id: int, enabled: bool | None = None, console: Console | None = None):
         self.console = console or Console(stderr=True)
         self.enabled = self.console.is_terminal if enabled is None else enabled
         self.run_id = run_id
-        self._bar: Bar | None = None
-        self._task = None
+        self._live: Live | None = None
 
     def __enter__(self) -> "ProgressView":
         if self.enabled:
-            self._bar = Bar(
-                TextColumn(f"run {self.run_id}"),
-                BarColumn(),
-                TextColumn("{task.percentage:>6.2f}%"),
-                TextColumn("{task.fields[solutions]} solutions"),
-                TextColumn("{task.fields[rate]} nodes/s"),
-                TextColumn("{task.fields[subs]}"),
-                TextColumn("ETA {task.fields[eta]}"),
-                console=self.console,
-                auto_refresh=False,
-                transient=False,
-            )
-            self._bar.start()
-            self._task = self._bar.add_task("run", total=1.0, solutions=0, rate="0", eta="--:--:--", subs="")
+            self._live = Live(console=self.console, auto_refresh=False, transient=False)
+            self._live.start()
+            self.update(Progress(run_id=self.run_id, status="running", weight_done=0.0, solutions=0, nodes=0))
         return self
 
+    def render(self, p: Progress) -> Text:
+        """The line for this progress at the console's width."""
+        line, bar = bar_line(p, self.console.width - 1)
+        text = Text()
+        before, _, after = line.partition(BAR)
+        text.append(before)
+        if bar:
+            done = round(bar * min(max(p.weight_done, 0.0), 1.0))
+            text.append("━" * done, style="bar.complete")
+            text.append("━" * (bar - done), style="bar.back")
+            text.append(after)
+        return text
+
     def update(self, p: Progress) -> None:
-        if self._bar is None:
+        if self._live is None:
             return
-        self._bar.update(
-            self._task,
-            completed=min(p.weight_done, 1.0),
-            solutions=f"{p.solutions:,}",
-            rate=rate_text(p),
-            eta=eta_text(p),
-            subs=subproblems_text(p),
-        )
-        self._bar.refresh()
+        self._live.update(self.render(p), refresh=True)
 
     def __exit__(self, *exc) -> None:
-        if self._bar is not None:
-            self._bar.stop()
-
+        if self._live is not None:
+            self._live.stop()

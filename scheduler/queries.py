@@ -245,7 +245,8 @@ def library_listing() -> dict[str, list[dict[str, Any]]]:
     """What ``problems --json`` prints: the built-in named problems and the name patterns."""
     from core.library import library, library_patterns
 
-    return {"problems": [{"name": e.name, "description": e.description, "known": e.known} for e in library()],
+    return {"problems": [{"name": e.name, "kind": e.spec.get("kind"), "description": e.description, "known": e.known}
+                         for e in library()],
             "patterns": [{"pattern": p.pattern, "description": p.description} for p in library_patterns()]}
 
 

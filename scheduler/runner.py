@@ -19,7 +19,7 @@ from typing import Any, Callable, Sequence
 
 from core.errors import PathError
 
-from .celery_config import SOLVE_TASK_NAME, VERIFY_TASK_NAME, broker_url, make_app
+from .celery_config import SOLVE_TASK_NAME, VERIFY_TASK_NAME, checked_broker_url, make_app
 from .ledger import (
     close_run,
     exchange,
@@ -191,7 +191,7 @@ class CeleryExecutor:
     """Sends subproblems to a Celery queue (Redis) by task name; no import of ``worker``."""
 
     def __init__(self, url: str | None = None):
-        self.url = broker_url(url)
+        self.url = checked_broker_url(url)
         self.app = make_app(self.url, name="tilecensus-sender")
 
     def check(self) -> None:

@@ -2,7 +2,7 @@
 
 One module per group of commands, each attaching its commands to the group in
 :mod:`.app`: :mod:`.running` (solve, submit, resume, cancel, watch), :mod:`.reading`
-(runs, show, solutions, export, problems), :mod:`.estimate_verify` (estimate, verify),
+(runs, show, solutions, export, delete, problems), :mod:`.estimate_verify` (estimate, verify),
 :mod:`.service` (worker, scheduler, db), :mod:`.web` (web).  Shared options live in
 :mod:`.options`, what is printed in :mod:`.render`.  Each module imports little at the top and the rest inside
 its commands, so ``tilecensus --help`` starts fast.

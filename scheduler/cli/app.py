@@ -24,12 +24,20 @@ ENV_PLUGINS = "TILECENSUS_PLUGINS"
 
 
 class CLIError(click.ClickException):
-    """One line on stderr, exit status 2."""
+    """One line on stderr, exit status 2: ``tilecensus: <message>``, or with ``--json`` one
+    JSON object ``{"error": <message>, "exit_code": 2}``."""
 
     exit_code = 2
 
+    def __init__(self, message: str, *, as_json: bool = False):
+        super().__init__(message)
+        self.as_json = as_json
+
     def show(self, file=None) -> None:
-        click.echo(f"tilecensus: {self.format_message()}", err=True)
+        if self.as_json:
+            click.echo(json.dumps({"error": self.format_message(), "exit_code": self.exit_code}), err=True)
+        else:
+            click.echo(f"tilecensus: {self.format_message()}", err=True)
 
 
 @dataclass
@@ -42,14 +50,21 @@ class App:
     progress: bool = True
     _ledgers: dict[str | None, Any] = field(default_factory=dict)
 
-    def ledger(self):
+    def ledger(self, *, existing: bool = False):
         """The ledger at ``--db`` (else ``TILECENSUS_DB_URL``, else the default file),
-        checked and migrated."""
+        checked and migrated.  ``existing``: for a command that reads runs already
+        recorded, a SQLite file that is not there is an error and nothing is created."""
         from ..db import open_ledger
 
         if self.db_url not in self._ledgers:
-            self._ledgers[self.db_url] = open_ledger(self.db_url)
+            self._ledgers[self.db_url] = open_ledger(self.db_url, existing=existing)
         return self._ledgers[self.db_url]
+
+    def ledger_url(self) -> str:
+        """The URL of the ledger this command uses, without its password, for headers."""
+        from ..db import resolve_url, safe_url
+
+        return safe_url(resolve_url(self.db_url))
 
     def echo_json(self, data: Any) -> None:
         click.echo(json.dumps(data, default=str))
@@ -60,25 +75,57 @@ class App:
         return self.progress and sys.stderr.isatty()
 
 
+def _json_asked(args: list[str]) -> bool:
+    """Whether the command line asks for ``--json`` (before ``--``), so that even an error
+    met while reading the options comes out as JSON."""
+    return "--json" in args[:args.index("--")] if "--" in args else "--json" in args
+
+
+def _usage_line(exc: click.UsageError, ctx: click.Context) -> str:
+    """A usage error in the tool's one-line form, with where to read more."""
+    where = exc.ctx.command_path if exc.ctx is not None else ctx.command_path
+    return f"{exc.format_message()} (see {where} --help)"
+
+
 class Group(click.Group):
-    """Turns the known user-facing errors into :class:`CLIError`."""
+    """Turns the known user-facing errors into :class:`CLIError`, as JSON under ``--json``."""
+
+    def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None,
+                     **extra: Any) -> click.Context:
+        as_json = _json_asked(list(args))
+        try:
+            ctx = super().make_context(info_name, args, parent=parent, **extra)
+        except click.exceptions.NoArgsIsHelpError:  # no command: the help, as click prints it
+            raise
+        except click.UsageError as exc:  # an unknown option of the group itself
+            raise CLIError(_usage_line(exc, exc.ctx or click.Context(self, info_name=info_name)),
+                           as_json=as_json) from exc
+        ctx.meta["json_asked"] = as_json
+        return ctx
 
     def invoke(self, ctx: click.Context) -> Any:
         from sqlalchemy.exc import OperationalError
 
+        as_json = ctx.meta.get("json_asked", False)
         try:
             return super().invoke(ctx)
+        except CLIError as exc:
+            exc.as_json = exc.as_json or as_json
+            raise
+        except click.exceptions.NoArgsIsHelpError:  # a group without its command: its help
+            raise
         except click.UsageError as exc:  # one line too, with where to read more
-            where = exc.ctx.command_path if exc.ctx is not None else ctx.command_path
-            raise CLIError(f"{exc.format_message()} (see {where} --help)") from exc
+            raise CLIError(_usage_line(exc, ctx), as_json=as_json) from exc
+        except click.ClickException as exc:  # a file click could not open
+            raise CLIError(exc.format_message(), as_json=as_json) from exc
         except (ProblemError, LedgerError, BrokerError) as exc:
-            raise CLIError(str(exc)) from exc
+            raise CLIError(str(exc), as_json=as_json) from exc
         except OperationalError as exc:
             reason = str(exc.orig or exc).strip().splitlines()[0]
-            raise CLIError(f"the database stopped answering: {reason}") from exc
+            raise CLIError(f"the database stopped answering: {reason}", as_json=as_json) from exc
         except OverflowError as exc:  # a subproblem's count past 2^128 (the run is marked failed)
             raise CLIError(f"{exc}: one subproblem's count is too big for the kernel; split the run "
-                           "deeper (--split-depth D or --subproblems N)") from exc
+                           "deeper (--split-depth D or --subproblems N)", as_json=as_json) from exc
 
 
 def _load_plugins() -> None:

@@ -30,7 +30,7 @@ from .options import (
 @click.option("--samples", type=click.IntRange(min=1), default=1000, show_default=True, help="random root-to-leaf paths")
 @click.option("--seconds", "max_seconds", type=click.FloatRange(min=0, min_open=True), default=30.0, show_default=True,
               help="stop sampling after this long")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True, help="which random paths (the same seed, the same estimate)")
 @distinct_option
 @engine_option
 @memo_option
@@ -89,7 +89,7 @@ def verify(app: App, run_id: int, fraction: float, seed: int) -> None:
     the subproblem and the worker, and exits with status 1."""
     from ..verification import summary, verify_run
 
-    report = verify_run(app.ledger(), run_id, fraction, seed=seed)
+    report = verify_run(app.ledger(existing=True), run_id, fraction, seed=seed)
     if app.as_json:
         app.echo_json(report.to_json())
     else:

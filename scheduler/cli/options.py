@@ -52,7 +52,20 @@ def _verify_fraction(ctx: click.Context, param: click.Parameter, value: str | No
     return fraction
 
 
-kind_option = click.option("--kind", metavar="K", help="the model of a problem file (polyform, sudoku, ...)")
+class KindOption(click.Option):
+    """``--kind``, whose help lists every registered kind: read when the help is shown, so
+    the models (and plugins) are imported only then."""
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        from core.library import kinds
+
+        self.help = (f"read the file as this model ({', '.join(kinds())}); "
+                     "default: told from the file's content")
+        return super().get_help_record(ctx)
+
+
+kind_option = click.option("--kind", metavar="K", cls=KindOption,
+                           help="read the file as this model; default: told from the file's content")
 engine_option = click.option("--engine", metavar="NAME",
                              help="kernel or reference for exact covers; a model's own search (reduction, crossword) "
                                   "(default: the problem's first)")

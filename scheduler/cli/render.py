@@ -51,12 +51,41 @@ def before_the_run(prepared: PreparedRun) -> str | None:
     return method_line(prepared.options)
 
 
+def plural(n: int, word: str) -> str:
+    """``1 solution``, ``2 solutions``, ``1,244 solutions``."""
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
+def known_counts(known: dict[str, int] | None) -> str:
+    """A built-in problem's published counts, labelled alike for every kind:
+    ``known: 9,356 solutions, 2,339 distinct``."""
+    if not known:
+        return ""
+    parts = [plural(known["solutions"], "solution")] if "solutions" in known else []
+    parts += [f"{known['distinct']:,} distinct"] if "distinct" in known else []
+    return "known: " + ", ".join(parts)
+
+
+def run_json(s: dict[str, Any]) -> dict[str, Any]:
+    """A run's summary (:func:`scheduler.queries.run_summary`) in the one JSON shape every
+    command prints: ``subproblems`` the total as an integer, the breakdown by state under
+    ``subproblem_states``, and ``distinct`` always present (null when the run did not count
+    up to symmetry)."""
+    out = dict(s)
+    breakdown = dict(s["subproblems"])
+    out["subproblems"] = breakdown.pop("total")
+    out["subproblem_states"] = breakdown
+    out.setdefault("distinct", None)
+    return out
+
+
 def short(s: dict[str, Any]) -> dict[str, Any]:
-    """A run's summary as ``--json`` prints it for ``solve`` and ``submit --wait``."""
+    """A run's summary as ``--json`` prints it for ``solve``, ``submit --wait``, ``watch``
+    and ``resume``: the totals, in the shape of :func:`run_json`."""
     keys = ["run_id", "problem", "mode", "status", "solutions", "distinct", "nodes", "seconds", "cpu_seconds",
-            "progress", "error"]
-    out = {k: s[k] for k in keys if k in s}
-    out["subproblems"] = s["subproblems"]["total"]
+            "progress", "error", "subproblems"]
+    full = run_json(s)
+    out = {k: full[k] for k in keys}
     if s.get("verification"):
         out["verified"] = s["verification"]["verified"]
         out["mismatches"] = s["verification"]["mismatches"]
@@ -82,14 +111,14 @@ def node_unit(s: dict[str, Any]) -> str:
 
 def headline(s: dict[str, Any]) -> str:
     """One line: the run, its totals, what it cost, its status."""
-    parts = [f"{s['solutions']:,} solutions"]
+    parts = [plural(s["solutions"], "solution")]
     if s.get("distinct") is not None:
         parts.append(f"{s['distinct']:,} distinct")
     verified = f", {s['verification']['verified']} verified" if s.get("verification") else ""
     nodes = f"{s['nodes']:,} {node_unit(s)}"
     total = s["subproblems"]["total"]
     line = (f"run {s['run_id']} {s['problem']}: {', '.join(parts)} "
-            f"({nodes}, {total} subproblem{'' if total == 1 else 's'}{verified}, {s['seconds']:.2f} s)"
+            f"({nodes}, {plural(total, 'subproblem')}{verified}, {s['seconds']:.2f} s)"
             f" — {s['status']}")
     if s.get("error"):
         line += f": {s['error']}"
@@ -160,10 +189,11 @@ def _verification_lines(s: dict[str, Any]) -> list[str]:
     return lines
 
 
-def show_text(s: dict[str, Any]) -> str:
-    """``show``: one run in detail."""
+def show_text(s: dict[str, Any], ledger_url: str) -> str:
+    """``show``: one run in detail, the ledger it is in first."""
     options = RunOptions.from_json(s["options"])
-    lines = [headline(s),
+    lines = [f"ledger       {ledger_url}",
+             headline(s),
              f"problem      {s['problem']} ({s['kind']}, spec {s['spec_hash'][:12]})",
              f"mode         {s['mode']} on {s['executor']}; options "
              f"{json.dumps({k: v for k, v in s['options'].items() if v is not None})}"]

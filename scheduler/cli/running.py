@@ -6,7 +6,6 @@ import os
 import sys
 import time
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import click
@@ -14,12 +13,12 @@ import click
 from ..planning import PreparedRun, RunRequest, prepare
 from ..run_options import ExecutorKind
 from ..states import RunStatus
-from . import render
+from . import listing, render
 from .app import App, CLIError, cli
 from .options import broker_option, db_option, json_option, progress_option, run_options
 
 _workers_option = click.option("--workers", type=click.IntRange(min=1), default=lambda: os.cpu_count() or 1,
-                               show_default="CPUs", help="local pool processes")
+                               show_default="CPUs", help="processes in the local pool solving subproblems side by side")
 
 
 def _prepare(app: App, request: RunRequest, workers: int) -> tuple[Any, PreparedRun]:
@@ -81,27 +80,19 @@ def _report(app: App, ledger, prepared: PreparedRun, run_id: int, show_stats: bo
 
     problem = prepared.problem
     s = run_summary(ledger, run_id)
-    listing: list[tuple[int, ...]] = []
+    rows: list[listing.Row] = []
     if prepared.mode.listing:
-        listing = sorted(sol for _, _, sol in iter_solutions(ledger, run_id))
-        if limit is not None:
-            listing = listing[:limit]
+        rows = list(iter_solutions(ledger, run_id, limit=limit))
     if svg_dir is not None:
-        out = Path(svg_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        for i, sol in enumerate(listing, 1):
-            (out / f"solution-{i:06d}.svg").write_text(problem.render_svg(sol) or "", encoding="utf-8")
+        listing.write_svgs(problem, run_id, rows, svg_dir)
     if app.as_json:
         data = render.short(s)
         data["stats"] = s["stats"]
         if prepared.mode.listing:
-            data["listing"] = [{"options": list(sol), "text": problem.render_text(sol)} for sol in listing]
+            data["listing"] = listing.json_entries(problem, rows)
         app.echo_json(data)
     else:
-        for i, sol in enumerate(listing, 1):
-            click.echo(f"solution {i}:")
-            click.echo(problem.render_text(sol))
-            click.echo()
+        listing.echo_text(problem, rows)
         click.echo(render.headline(s))
         if show_stats:
             render.print_stats(s)
@@ -216,7 +207,7 @@ def resume(app: App, run_id: int, workers: int, executor: str | None) -> None:
     from ..progress import ProgressView
     from ..runner import CeleryExecutor, run_local
 
-    ledger = app.ledger()
+    ledger = app.ledger(existing=True)
     run = revive_run(ledger, run_id)
     if run.status == RunStatus.DONE:
         follow(app, ledger, run_id, progress=False)
@@ -245,23 +236,24 @@ def cancel(app: App, run_id: int) -> None:
     """Stop a run: its open subproblems are cancelled, late results refused."""
     from ..ledger import cancel_run, get_run
 
-    ledger = app.ledger()
+    ledger = app.ledger(existing=True)
     n = cancel_run(ledger, run_id)
     status = get_run(ledger, run_id).status
     if app.as_json:
         app.echo_json({"run_id": run_id, "status": status, "cancelled_subproblems": n})
     else:
-        click.echo(f"run {run_id}: {status} ({n} open subproblems cancelled)")
+        click.echo(f"run {run_id}: {status} ({render.plural(n, 'open subproblem')} cancelled)")
 
 
 @cli.command()
 @click.argument("run_id", type=int)
-@click.option("--interval", type=click.FloatRange(min=0.05), default=1.0, show_default=True)
+@click.option("--interval", type=click.FloatRange(min=0.05), default=1.0, show_default=True, metavar="SECONDS",
+              help="seconds between looks at the ledger")
 @db_option
 @json_option
 @progress_option
 @click.pass_obj
 def watch(app: App, run_id: int, interval: float) -> None:
     """Follow a run's progress: finished weight, solutions so far, nodes/s, ETA."""
-    follow(app, app.ledger(), run_id, None, interval)
+    follow(app, app.ledger(existing=True), run_id, None, interval)
 

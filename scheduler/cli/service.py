@@ -14,12 +14,37 @@ from .app import App, cli
 from .options import broker_option, db_option, json_option
 
 
+#: seconds between tries while the broker does not answer at start
+BROKER_RETRY = 2.0
+
+
+def wait_for_broker(executor, who: str, retry: float = BROKER_RETRY) -> None:
+    """Wait until the broker answers, saying so once on stderr (and again when it does):
+    ``worker`` and ``scheduler`` both start this way when the broker is down."""
+    from ..errors import BrokerError
+
+    said = False
+    while True:
+        try:
+            executor.check()
+        except BrokerError as exc:
+            if not said:
+                click.echo(f"tilecensus {who}: {exc}; waiting for it (trying every {retry:g} s)", err=True)
+                said = True
+            time.sleep(retry)
+            continue
+        if said:
+            click.echo(f"tilecensus {who}: the broker answers; starting", err=True)
+        return
+
+
 @cli.command()
 @click.option("--concurrency", "-c", type=click.IntRange(min=1), default=lambda: os.cpu_count() or 1,
-              show_default="CPUs")
+              show_default="CPUs", help="worker processes solving subproblems side by side")
 @click.option("--queues", "-Q", default=DEFAULT_QUEUE, show_default=True, help="comma-separated queues")
 @click.option("--hostname", "-n", help="worker node name (default: celery@HOST)")
-@click.option("--loglevel", "-l", default="INFO", show_default=True)
+@click.option("--loglevel", "-l", default="INFO", show_default=True,
+              help="Celery's log level (DEBUG, INFO, WARNING, ERROR)")
 @click.option("--restart/--no-restart", default=True, show_default=True,
               help="start again when Celery stops the worker on an error (never when asked to stop)")
 @db_option
@@ -29,16 +54,19 @@ def worker(app: App, concurrency: int, queues: str, hostname: str | None, loglev
     """Start a Celery worker solving subproblems."""
     from celery import signals
 
-    from ..celery_config import ENV_BROKER_URL, broker_url
+    from ..celery_config import ENV_BROKER_URL
     from ..db import ENV_DB_URL
     from ..restarts import RestartPolicy, previous_failures, restart_in_place
+    from ..runner import CeleryExecutor
 
     ledger = app.ledger()  # answers, and has the schema
+    executor = CeleryExecutor(app.broker_url)  # a URL that is no broker URL is an error here
+    wait_for_broker(executor, "worker")
     os.environ[ENV_DB_URL] = ledger.url
-    os.environ[ENV_BROKER_URL] = broker_url(app.broker_url)
+    os.environ[ENV_BROKER_URL] = executor.url
     from worker.app import app as celery_app  # the one import of worker/ (import-linter allows it here)
 
-    celery_app.conf.broker_url = broker_url(app.broker_url)
+    celery_app.conf.broker_url = executor.url
     argv = ["worker", f"--concurrency={concurrency}", "-Q", queues, f"--loglevel={loglevel}",
             "--without-gossip", "--without-mingle", "--pool=prefork"]
     if hostname:
@@ -71,13 +99,18 @@ def worker(app: App, concurrency: int, queues: str, hostname: str | None, loglev
 @json_option
 @click.pass_obj
 def scheduler(app: App, interval: float, grace: float, once: bool) -> None:
-    """Keep Celery runs moving: re-queue expired leases and lost messages, close finished runs."""
+    """Keep Celery runs moving: re-queue expired leases and lost messages, close finished runs.
+    A broker that does not answer at start is waited for, as ``worker`` does (``--once``:
+    an error instead)."""
     from ..runner import CeleryExecutor, tick
     from .running import outages
 
     ledger = app.ledger()
     executor = CeleryExecutor(app.broker_url)
-    executor.check()
+    if once:
+        executor.check()
+    else:
+        wait_for_broker(executor, "scheduler")
     waited_out = outages(executor)
     while True:
         try:

@@ -29,11 +29,16 @@ OTHER_COMMANDS = [["runs"], ["problems"], ["db", "upgrade"], ["worker"], ["sched
 
 
 def _one_line_or_ok(result, what: str) -> None:
-    """Exit 0, or exit 2 with one line on stderr and no traceback."""
+    """Exit 0, or exit 2 with one line on stderr (one JSON object under --json) and no
+    traceback."""
     assert result.exception is None or isinstance(result.exception, SystemExit), (what, result.exception)
     assert result.exit_code in (0, 2), (what, result.exit_code, result.output)
     if result.exit_code == 2:
-        assert result.stderr.startswith("tilecensus: ") and result.stderr.count("\n") == 1, (what, result.stderr)
+        assert result.stderr.count("\n") == 1, (what, result.stderr)
+        if "--json" in what.split():
+            assert json.loads(result.stderr) == {"error": json.loads(result.stderr)["error"], "exit_code": 2}, what
+        else:
+            assert result.stderr.startswith("tilecensus: "), (what, result.stderr)
     assert "Traceback" not in result.output, what
 
 
@@ -58,7 +63,7 @@ def test_every_flag_on_every_kind_runs_or_says_why_in_one_line(invoke, kind, que
             extra = {"solve": ["--workers", "1", "--json"], "submit": ["--queue", queue, "--json"],
                      "estimate": ["--samples", "20", "--json"]}[command]
             result = invoke(command, problem, flag, *extra)
-            _one_line_or_ok(result, f"{command} {problem} {flag}")
+            _one_line_or_ok(result, f"{command} {problem} {flag} {' '.join(extra)}")
             if result.exit_code == 0 and command != "estimate":
                 assert json.loads(result.stdout)["run_id"] > 0
 

@@ -1,0 +1,44 @@
+"""Stored solutions as the commands show them, one way for ``solve --all`` / ``--first``
+and ``solutions RUN``: numbered from 1 in ledger order (``solution 3:``), JSON entries
+with their 0-based ``index`` (what ``--offset`` counts), SVG files named by run and number.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterable
+
+import click
+
+#: a stored solution as :func:`scheduler.queries.iter_solutions` yields it:
+#: (0-based index in ledger order, subproblem id, option ids)
+Row = tuple[int, int, tuple[int, ...]]
+
+
+def svg_name(run_id: int, index: int) -> str:
+    """The file name of a solution's picture: ``run7-solution-000001.svg``."""
+    return f"run{run_id}-solution-{index + 1:06d}.svg"
+
+
+def echo_text(problem, rows: Iterable[Row]) -> None:
+    """``solution N:`` and the solution as text, a blank line after each."""
+    for index, _, options in rows:
+        click.echo(f"solution {index + 1}:")
+        click.echo(problem.render_text(options))
+        click.echo()
+
+
+def json_entries(problem, rows: Iterable[Row]) -> list[dict[str, Any]]:
+    """One object per solution: its index, subproblem, option ids and text."""
+    return [{"index": index, "subproblem": sub, "options": list(options), "text": problem.render_text(options)}
+            for index, sub, options in rows]
+
+
+def write_svgs(problem, run_id: int, rows: Iterable[Row], out: str) -> int:
+    """Write each solution's picture into the directory ``out``; how many were written."""
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    n = 0
+    for index, _, options in rows:
+        (folder / svg_name(run_id, index)).write_text(problem.render_svg(options) or "", encoding="utf-8")
+        n += 1
+    return n
