@@ -16,6 +16,7 @@ from core.estimate import Band, Estimate
 
 from ..planning import PreparedRun
 from ..run_options import RunOptions
+from ..shapes import run_json
 
 
 def estimate_line(est: Estimate) -> str:
@@ -64,19 +65,6 @@ def known_counts(known: dict[str, int] | None) -> str:
     parts = [plural(known["solutions"], "solution")] if "solutions" in known else []
     parts += [f"{known['distinct']:,} distinct"] if "distinct" in known else []
     return "known: " + ", ".join(parts)
-
-
-def run_json(s: dict[str, Any]) -> dict[str, Any]:
-    """A run's summary (:func:`scheduler.queries.run_summary`) in the one JSON shape every
-    command prints: ``subproblems`` the total as an integer, the breakdown by state under
-    ``subproblem_states``, and ``distinct`` always present (null when the run did not count
-    up to symmetry)."""
-    out = dict(s)
-    breakdown = dict(s["subproblems"])
-    out["subproblems"] = breakdown.pop("total")
-    out["subproblem_states"] = breakdown
-    out.setdefault("distinct", None)
-    return out
 
 
 def short(s: dict[str, Any]) -> dict[str, Any]:

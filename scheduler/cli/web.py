@@ -26,7 +26,8 @@ def is_loopback(host: str) -> bool:
 @cli.command()
 @click.option("--host", default="127.0.0.1", show_default=True,
               help=f"address to bind; any but a loopback address needs ${ENV_WEB_TOKEN}")
-@click.option("--port", type=click.IntRange(0, 65535), default=8050, show_default=True)
+@click.option("--port", type=click.IntRange(0, 65535), default=8050, show_default=True,
+              help="the port to listen on (0: any free port)")
 @db_option
 @click.pass_obj
 def web(app: App, host: str, port: int) -> None:

@@ -11,6 +11,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from ..queries import library_listing, run_series, solution_rows
+from ..shapes import run_json
 from . import reading
 from .params import int_param, run_id_of, status_param
 
@@ -34,7 +35,7 @@ def runs(request: Request) -> JSON:
 
 def run(request: Request) -> JSON:
     """``show --json`` of one run."""
-    return JSON(reading.run(request.app.state.site.ledger, run_id_of(request)))
+    return JSON(run_json(reading.run(request.app.state.site.ledger, run_id_of(request))))
 
 
 def series(request: Request) -> JSON:

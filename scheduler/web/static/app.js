@@ -94,7 +94,8 @@ async function refreshRun(runId) {
   setField("eta", etaText(s.eta_seconds));
   setField("nodes", num(s.nodes));
   setField("seconds", Number(s.seconds).toFixed(3));
-  setField("subproblems", Object.entries(s.subproblems).map(([k, v]) => k + " " + v).join(", "));
+  setField("subproblems", ["total " + s.subproblems].concat(
+    Object.entries(s.subproblem_states).map(([k, v]) => k + " " + v)).join(", "));
   document.querySelectorAll('[data-field="progress-bar"]').forEach((el) => { el.value = s.progress; });
   const now = Date.now();
   document.querySelectorAll("img.chart").forEach((img) => {
