@@ -207,7 +207,9 @@ def follow(app: App, ledger, run_id: int, executor=None, interval: float = 0.5, 
         try:
             poll(ledger, run_id, view.update, interval=interval, each=each)
         except Interrupted as exc:
-            where = " in the cluster" if executor is not None else ""
+            from ..ledger import get_run
+
+            where = " in the cluster" if get_run(ledger, run_id).executor == ExecutorKind.CELERY else ""
             click.echo(f"\nstopped following: run {run_id} goes on{where}; `tilecensus watch {run_id}` follows it",
                        err=True)
             sys.exit(exc.exit_status)
