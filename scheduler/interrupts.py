@@ -36,9 +36,10 @@ class Interrupted(KeyboardInterrupt):
 
 @contextmanager
 def interruptible() -> Iterator[None]:
-    """Inside: the first SIGINT/SIGTERM raises :class:`Interrupted`; any later one calls
-    the hurries registered (:func:`hurried_by`) and ends the process at once with 128 + its
-    number (no traceback, no cleanup: what they do not stop is left to the leases).  The
+    """Inside: the first SIGINT/SIGTERM (unless ignored already) raises
+    :class:`Interrupted`; any later one calls the hurries registered (:func:`hurried_by`)
+    and ends the process at once with 128 + its number (no traceback, no cleanup: what
+    they do not stop is left to the leases).  The
     handlers before are restored on the way out, unless a signal came: the process is then
     on its way out, and later ones are ignored (Python's own exit would otherwise restore
     the default handlers, and a second Ctrl-C there would end it by the signal)."""
@@ -52,7 +53,8 @@ def interruptible() -> Iterator[None]:
         heard.append(signum)
         raise Interrupted(signum)
 
-    previous = {s: signal.signal(s, handler) for s in STOPPING_SIGNALS}
+    # a signal ignored from the start stays ignored (``nohup``, a shell's background job)
+    previous = {s: signal.signal(s, handler) for s in STOPPING_SIGNALS if signal.getsignal(s) != signal.SIG_IGN}
     try:
         yield
     finally:

@@ -49,6 +49,20 @@ def test_handlers_come_back_when_no_signal_came():
     assert out.stdout.strip() == "True", out.stderr
 
 
+def test_a_signal_ignored_from_the_start_stays_ignored():
+    out = _python("""
+        import os, signal
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # as nohup or a shell's background job
+        from scheduler.interrupts import interruptible
+        with interruptible():
+            os.kill(os.getpid(), signal.SIGINT)
+            for _ in range(10**6):
+                pass
+            print("still here", signal.getsignal(signal.SIGTERM) != signal.SIG_DFL)
+    """)
+    assert out.stdout.strip() == "still here True", out.stderr
+
+
 def test_a_second_signal_hurries_and_exits_at_once_without_a_traceback():
     out = _python("""
         import os, signal, time
