@@ -43,7 +43,7 @@ def test_kernel_property_tests_pass_under_address_sanitizer(tmp_path):
     shutil.copy(ROOT / "tests" / "core" / "test_kernel_properties.py", tests)
     shutil.copy(ROOT / "tests" / "core" / "test_frontier_properties.py", tests)
     shutil.copy(ROOT / "tests" / "core" / "test_bitboard.py", tests)
-    shutil.copy(ROOT / "tests" / "core" / "test_interrupts.py", tests)
+    shutil.copy(ROOT / "tests" / "core" / "test_kernel_interrupts.py", tests)
     env = dict(os.environ)
     env.update(
         PYTHONPATH=str(tmp_path),
