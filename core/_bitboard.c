@@ -92,6 +92,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "_interrupt.h"
+
 typedef unsigned __int128 u128;
 typedef uint64_t u64;
 
@@ -368,6 +370,7 @@ typedef struct {
     int64_t limit, node_budget;
     double deadline;
     int32_t max_depth;
+    Interrupt interrupt;     /* signals heard while the GIL is released (_interrupt.h) */
     /* results */
     u128 count;
     u64 nodes, leaves, updates;
@@ -607,12 +610,13 @@ static int record_siblings(Search *s) {
 }
 
 /* Whether the search must stop here for its budget, its deadline or a stop request (the
- * clock and the flag are read once in 1024 nodes). */
-static inline int out_of_budget(const Search *s) {
+ * clock and the flag are read once in 1024 nodes), or for a signal whose handler raised
+ * (heard once in INTERRUPT_EVERY nodes; bitboard_solve then raises). */
+static inline int out_of_budget(Search *s) {
     if (s->node_budget >= 0 && s->nodes >= (u64)s->node_budget) return 1;
     if ((s->nodes & 1023) == 0 && (stop_requested || (s->deadline >= 0 && now_seconds() >= s->deadline)))
         return 1;
-    return 0;
+    return (s->nodes & (INTERRUPT_EVERY - 1)) == 0 && interrupt_check(&s->interrupt);
 }
 
 /* The search loop (GIL released).  The node at s->depth == s->base has been replayed but
@@ -801,7 +805,7 @@ static PyObject *bitboard_solve(PyObject *self, PyObject *args) {
     s.deadline = seconds >= 0 ? started + seconds : -1.0;
     int32_t bad_depth = -1;
     int r;
-    Py_BEGIN_ALLOW_THREADS
+    interrupt_release(&s.interrupt);
     r = replay(&s, path, (int32_t)n_path, &bad_depth);
     if (r == 0) {
         if (max_depth >= 0 && s.depth > max_depth) {
@@ -810,10 +814,12 @@ static PyObject *bitboard_solve(PyObject *self, PyObject *args) {
             run(&s);
         }
     }
-    Py_END_ALLOW_THREADS
+    interrupt_reacquire(&s.interrupt);
     double elapsed = now_seconds() - started;
     PyObject *result = NULL;
-    if (r < 0 || s.oom) {
+    if (s.interrupt.raised) {
+        /* a signal handler raised: its exception stands for the result */
+    } else if (r < 0 || s.oom) {
         PyErr_NoMemory();
     } else if (r == 1) {
         PyObject *mod = PyImport_ImportModule("core.errors");

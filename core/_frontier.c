@@ -61,9 +61,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "_interrupt.h"
+
 typedef unsigned __int128 u128;
 
-enum { FR_DONE = 0, FR_DECLINED = 1, FR_NOMEM = 2, FR_OVERFLOW = 3 };
+enum { FR_DONE = 0, FR_DECLINED = 1, FR_NOMEM = 2, FR_OVERFLOW = 3, FR_INTERRUPTED = 4 };
 
 /* neighbour offsets at most (a 3D box has 6) */
 #define MAX_SHIFTS 16
@@ -97,6 +99,7 @@ typedef struct {
 typedef struct {
     uint64_t max_transitions;
     size_t max_bytes;
+    Interrupt *interrupt; /* signals heard while the GIL is released (_interrupt.h) */
     int status;
     u128 total;
     uint64_t states, leaves, transitions, updates;
@@ -244,6 +247,7 @@ static int layout_group(Layout *lay, Py_ssize_t k, long lead, long far, int32_t 
 
 /* The count's result as count() returns it (see there). */
 static PyObject *count_result(const Tally *tally, double elapsed, int key_bits) {
+    if (tally->status == FR_INTERRUPTED) return NULL; /* a signal handler's exception is set */
     if (tally->status == FR_NOMEM) return PyErr_NoMemory();
     if (tally->status == FR_OVERFLOW) {
         PyErr_SetString(PyExc_OverflowError, "the count passed 2^128");
@@ -366,13 +370,14 @@ static PyObject *frontier_count(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "frontier count: start state names an item that does not exist");
         return NULL;
     }
-    Tally tally = {.max_transitions = max_transitions, .max_bytes = max_bytes};
+    Interrupt interrupt;
+    Tally tally = {.max_transitions = max_transitions, .max_bytes = max_bytes, .interrupt = &interrupt};
     int key_bits = 128;
     double started = now_seconds();
-    Py_BEGIN_ALLOW_THREADS
+    interrupt_release(&interrupt);
     /* a 64-bit window when one fits; else 128-bit keys over every item (no tail) */
     key_bits = count_widths(&lay, narrow ? choose_window(&lay, covered) : -1, 0, prev_lead, 1, covered, &tally);
-    Py_END_ALLOW_THREADS
+    interrupt_reacquire(&interrupt);
     double elapsed = now_seconds() - started;
     layout_free(&lay);
     return count_result(&tally, elapsed, key_bits);
@@ -456,13 +461,14 @@ static PyObject *frontier_count_window(PyObject *self, PyObject *args) {
         layout_free(&lay);
         Py_RETURN_NONE;
     }
-    Tally tally = {.max_transitions = max_transitions, .max_bytes = max_bytes};
+    Interrupt interrupt;
+    Tally tally = {.max_transitions = max_transitions, .max_bytes = max_bytes, .interrupt = &interrupt};
     int key_bits = 128;
     double started = now_seconds();
-    Py_BEGIN_ALLOW_THREADS
+    interrupt_release(&interrupt);
     int fits64 = narrow && t <= 63 && reach < 64 - t;
     key_bits = count_widths(&lay, fits64 ? t : -1, t, prev_lead, 0, 0, &tally);
-    Py_END_ALLOW_THREADS
+    interrupt_reacquire(&interrupt);
     double elapsed = now_seconds() - started;
     layout_free(&lay);
     return count_result(&tally, elapsed, key_bits);

@@ -30,6 +30,7 @@ typedef struct {
     LV(Pending) *pending;
     size_t bytes, max_bytes;
     uint64_t transitions, max_transitions, states, leaves, updates;
+    Interrupt *interrupt;
     COUNT total;
     int status;
 } LV(Run);
@@ -79,6 +80,10 @@ static inline void LV(send)(LV(Run) *r, int c, KEY key, COUNT count) {
 /* Expand one distinct state of level c reached along `count` paths.  The counters live
  * in locals here (through `r` every increment was a store the compiler could not drop). */
 static void LV(expand)(LV(Run) *r, int c, KEY key, COUNT count) {
+    if ((r->states & (INTERRUPT_EVERY - 1)) == 0 && interrupt_check(r->interrupt)) {
+        r->status = FR_INTERRUPTED; /* a signal handler raised: every loop ends */
+        return;
+    }
     const Layout *lay = r->lay;
     const int32_t *restrict group_start = lay->group_start;
     const KEY *restrict group_far = r->group_far, *restrict rest = r->rest;
@@ -295,6 +300,7 @@ static void LV(count)(const Layout *lay, int F, Tally *out) {
     r.F = F;
     r.max_bytes = out->max_bytes;
     r.max_transitions = out->max_transitions;
+    r.interrupt = out->interrupt;
     int n_front = lay->n_front, t = lay->n_items - n_front;
     r.front_mask = F >= KEY_BITS ? ~(KEY)0 : (((KEY)1 << F) - 1);
     for (int i = n_front; i < lay->n_primary; i++) r.tail_need |= (KEY)1 << (F + i - n_front);

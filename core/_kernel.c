@@ -110,6 +110,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "_interrupt.h"
+
 typedef uint64_t word_t;
 typedef unsigned __int128 u128;
 typedef uint16_t v16 __attribute__((vector_size(16)));  /* eight uint16 lanes (GCC/Clang) */
@@ -589,6 +591,7 @@ typedef struct {
     int64_t node_budget;  /* -1: none */
     double deadline;      /* < 0: none */
     int32_t max_depth;    /* -1: none */
+    Interrupt interrupt;  /* signals heard while the GIL is released (_interrupt.h) */
     /* results */
     u128 count;           /* solutions: 128 bits, since memoised counts grow past 2^64 */
     uint64_t nodes, updates;
@@ -1317,7 +1320,9 @@ static void run(Search *s) {
             entering = 0;
             if (s->depth > s->base) {
                 if ((s->node_budget >= 0 && s->nodes >= (uint64_t)s->node_budget) ||
-                    (s->deadline >= 0 && (s->nodes & 1023) == 0 && now_seconds() >= s->deadline)) {
+                    (s->deadline >= 0 && (s->nodes & 1023) == 0 && now_seconds() >= s->deadline) ||
+                    ((s->nodes & (INTERRUPT_EVERY - 1)) == 0 && interrupt_check(&s->interrupt))) {
+                    /* (a signal stops it the same way; kernel_solve then raises) */
                     s->status = ST_BUDGET;
                     if (record_path(s, &s->frontier, s->depth, -1, 1)) goto oom;
                     s->lv[s->depth].n_branch = 0;  /* not expanded: nothing below to hand back */
@@ -1563,7 +1568,7 @@ static PyObject *kernel_solve(PyObject *self, PyObject *args) {
     s.deadline = seconds >= 0 ? started + seconds : -1.0;
     int32_t bad_depth = -1;
     int r;
-    Py_BEGIN_ALLOW_THREADS
+    interrupt_release(&s.interrupt);
     r = replay(&s, path, (int32_t)n_path, &bad_depth);
     if (r == 0) {
         if (max_depth >= 0 && s.depth > max_depth) {
@@ -1573,10 +1578,12 @@ static PyObject *kernel_solve(PyObject *self, PyObject *args) {
             run(&s);
         }
     }
-    Py_END_ALLOW_THREADS
+    interrupt_reacquire(&s.interrupt);
     double elapsed = now_seconds() - started;
     PyObject *result = NULL;
-    if (r < 0 || s.oom) {
+    if (s.interrupt.raised) {
+        /* a signal handler raised: its exception stands for the result */
+    } else if (r < 0 || s.oom) {
         PyErr_NoMemory();
     } else if (r == 1) {
         PyObject *mod = PyImport_ImportModule("core.errors");

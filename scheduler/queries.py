@@ -27,23 +27,26 @@ def list_runs(ledger: Ledger, *, limit: int = 50, status: str | None = None,
               problem: str | None = None) -> list[dict[str, Any]]:
     """The newest runs first, a dict each; ``problem``: only runs whose problem name
     contains it."""
+    stored = [status, RunStatus.RUNNING] if status in (RunStatus.RUNNING, RunStatus.INTERRUPTED) else [status]
     with ledger.session() as session:
         q = select(Run).order_by(Run.id.desc()).limit(limit)
-        if status:
-            q = q.where(Run.status == status)
+        if status:  # a running local run whose process died shows as interrupted (progress says)
+            q = q.where(Run.status.in_(stored))
         if problem:
             q = q.where(Run.name.contains(problem, autoescape=True))
         runs = list(session.scalars(q))
     out = []
     for run in runs:
         p = progress(ledger, run.id)
+        if status and p.status != status:
+            continue
         out.append(
             {
                 "run_id": run.id,
                 "problem": run.name,
                 "mode": run.mode,
                 "executor": run.executor,
-                "status": run.status,
+                "status": p.status,
                 "solutions": run.solutions if run.solutions is not None else p.solutions,
                 "distinct": run.distinct,
                 "nodes": run.nodes if run.nodes is not None else p.nodes,
@@ -118,7 +121,7 @@ def run_summary(ledger: Ledger, run_id: int, *, slowest: int = 5) -> dict[str, A
         "mode": run.mode,
         "executor": run.executor,
         "options": run.options,
-        "status": run.status,
+        "status": p.status,
         "error": run.error,
         "solutions": run.solutions if run.solutions is not None else p.solutions,
         "nodes": nodes,

@@ -13,6 +13,8 @@
 from __future__ import annotations
 
 import multiprocessing
+import os
+import signal
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Any, Callable, Sequence
@@ -27,6 +29,7 @@ from .ledger import (
     fail_run,
     get_run,
     has_open,
+    interrupt_run,
     lease_one,
     mark_queued,
     progress,
@@ -37,6 +40,8 @@ from .ledger import (
 )
 from .db import Ledger, after_fork, safe_url
 from .errors import BrokerError
+from .interrupts import PoolProcessSignals, hurried_by
+from .parent_death import ParentWatch, die_with_parent
 from .models import Run
 from .run_options import ExecutorKind, Mode, RunOptions
 from .states import RunStatus
@@ -50,11 +55,15 @@ ProgressHook = Callable[[], None]
 
 # ----------------------------------------------------------------------------- local pool
 _POOL: dict[str, Any] = {}
+#: how long an interrupted run waits for its pool processes' searches to end (they hear
+#: the stop within a second; past this they are killed)
+STOP_WAIT = 5.0
 
 
-def _pool_init(run_id: int, spec: dict, options: RunOptions) -> None:
+def _pool_init(run_id: int, spec: dict, options: RunOptions, parent_pid: int, watch_fds: tuple[int, int]) -> None:
+    die_with_parent(parent_pid, *watch_fds)
     after_fork()  # the parent's connections are the parent's
-    _POOL.update(run_id=run_id, spec=spec, options=options)
+    _POOL.update(run_id=run_id, spec=spec, options=options, signals=PoolProcessSignals())
 
 
 def _pool_solver(run_id: int):
@@ -62,11 +71,13 @@ def _pool_solver(run_id: int):
 
 
 def _pool_solve(task: Task, mode: Mode) -> Outcome:
-    return solve_task(_pool_solver(task.run_id), task, mode, _POOL["options"])
+    with _POOL["signals"].searching():
+        return solve_task(_pool_solver(task.run_id), task, mode, _POOL["options"])
 
 
 def _pool_verify(task: VerificationTask, mode: Mode) -> Verdict | None:
-    return solve_again(_pool_solver(task.run_id), task, mode, _POOL["options"])
+    with _POOL["signals"].searching():
+        return solve_again(_pool_solver(task.run_id), task, mode, _POOL["options"])
 
 
 class _LocalRun:
@@ -83,8 +94,10 @@ class _LocalRun:
         self.sampling = sampling_of(run.verify_fraction, self.options.verify_seed)
         self.lease = self.options.lease_seconds()
         self.owner = f"local:{worker_name()}"
-        self.pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"),
-                                        initializer=_pool_init, initargs=(run.id, run.spec, self.options))
+        self.watch = ParentWatch()
+        self.pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"), initializer=_pool_init,
+                                        initargs=(run.id, run.spec, self.options, os.getpid(),
+                                                  (self.watch.read_fd, self.watch.write_fd)))
         self.in_flight: dict[Future, Task | VerificationTask] = {}
         self.outcomes: list[Outcome] = []
         self.refusals: dict[int, int] = {}
@@ -157,12 +170,46 @@ class _LocalRun:
             for fut in self.in_flight:
                 fut.cancel()
         self.pool.shutdown(wait=wait_for_pool, cancel_futures=not wait_for_pool)
+        self.watch.close()
+
+    def wind_down(self) -> None:
+        """Interrupted: hand out nothing more, ask the pool processes to stop (their
+        search ends with SearchStopped within a second), record the results that came
+        meanwhile, and wait for the processes to exit (killed past :data:`STOP_WAIT`)."""
+        for fut in self.in_flight:
+            fut.cancel()
+        self._signal_pool(signal.SIGTERM)
+        running = {fut: item for fut, item in self.in_flight.items() if not fut.cancelled()}
+        _, late = wait(running, timeout=STOP_WAIT)
+        for fut, item in running.items():
+            if fut not in late and isinstance(item, Task) and fut.exception() is None:
+                self.outcomes.append(fut.result())
+        if late:
+            self._signal_pool(signal.SIGKILL)
+        record_results(self.ledger, self.outcomes, sampling=self.sampling)
+        self.outcomes = []
+        self.pool.shutdown(wait=True, cancel_futures=True)
+        self.watch.close()
+
+    def hurry(self) -> None:
+        """A second signal while winding down: kill the pool processes now."""
+        self._signal_pool(signal.SIGKILL)
+
+    def _signal_pool(self, signum: int) -> None:
+        # the executor's own record of its processes (pid -> Process); it has no public one
+        for pid in list(getattr(self.pool, "_processes", None) or {}):
+            try:
+                os.kill(pid, signum)
+            except ProcessLookupError:  # exited already
+                pass
 
 
 def run_local(ledger: Ledger, run_id: int, workers: int, on_progress: ProgressHook | None = None) -> bool:
     """Solve a run's open subproblems (and verifications) on ``workers`` processes until
     none is left; close the run.  Returns False when the run was cancelled or failed
-    meanwhile."""
+    meanwhile.  A KeyboardInterrupt (:class:`scheduler.interrupts.Interrupted`) winds it
+    down — results that came recorded, the pool stopped, leases released, the run marked
+    ``interrupted`` — and goes on up."""
     run = get_run(ledger, run_id)
     release_leases(ledger, run_id)  # this process takes the run over
     if not has_open(ledger, run_id):  # planning finished it (or a resume finds it done): no pool
@@ -171,12 +218,18 @@ def run_local(ledger: Ledger, run_id: int, workers: int, on_progress: ProgressHo
             on_progress()
         return True
     driver = _LocalRun(ledger, run, workers)
-    try:
-        finished = driver.drive(on_progress)
-    except BaseException:
-        driver.stop(wait_for_pool=False)
-        release_leases(ledger, run_id)
-        raise
+    with hurried_by(driver.hurry):
+        try:
+            finished = driver.drive(on_progress)
+        except KeyboardInterrupt:
+            driver.wind_down()
+            release_leases(ledger, run_id)
+            interrupt_run(ledger, run_id)
+            raise
+        except BaseException:
+            driver.stop(wait_for_pool=False)
+            release_leases(ledger, run_id)
+            raise
     driver.stop(wait_for_pool=finished)
     if not finished:
         return False

@@ -6,12 +6,15 @@ from enum import StrEnum
 
 
 class RunStatus(StrEnum):
-    """A run: running until its subproblems are done (or it is cancelled, or fails)."""
+    """A run: running until its subproblems are done (or it is cancelled, or fails).
+    ``interrupted``: a local run stopped by a signal, or whose process died (shown so once
+    its leases expired); ``tilecensus resume`` finishes it."""
 
     RUNNING = "running"
     DONE = "done"
     CANCELLED = "cancelled"
     FAILED = "failed"
+    INTERRUPTED = "interrupted"
 
 
 class SubproblemState(StrEnum):

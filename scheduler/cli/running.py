@@ -10,6 +10,7 @@ from typing import Any
 
 import click
 
+from ..interrupts import Interrupted, interruptible
 from ..planning import PreparedRun, RunRequest, prepare
 from ..run_options import ExecutorKind
 from ..states import RunStatus
@@ -46,31 +47,46 @@ def solve(app: App, request: RunRequest, limit: int | None, show_stats: bool, sv
     shown = app.progress_shown
     request = replace(request, options=replace(request.options, workers=workers),
                       estimate=request.estimate and shown)  # the estimate is for the person watching
-    ledger, prepared = _prepare(app, request, workers)
-    if svg_dir is not None and not prepared.problem.has_pictures:
-        raise CLIError(f"{prepared.problem.kind} problems have no SVG pictures")
-    if shown:
-        line = render.before_the_run(prepared)
-        if line:
-            click.echo(line, err=True)
-    run_id = prepared.create(ledger, ExecutorKind.LOCAL)
-    with ProgressView(run_id, enabled=shown) as view:
-        last = [0.0]
-
-        def tick() -> None:
-            if time.monotonic() - last[0] > 0.3:
-                last[0] = time.monotonic()
-                view.update(progress(ledger, run_id))
-
+    ledger, run_id = None, None
+    with interruptible():
         try:
-            if not prepared.done_in_planning:
-                run_local(ledger, run_id, workers, on_progress=tick if view.enabled else None)
-        except KeyboardInterrupt:
-            click.echo(f"\ninterrupted: run {run_id} can go on with `tilecensus resume {run_id}`", err=True)
-            sys.exit(130)
-        if view.enabled:
-            view.update(progress(ledger, run_id))
+            ledger, prepared = _prepare(app, request, workers)
+            if svg_dir is not None and not prepared.problem.has_pictures:
+                raise CLIError(f"{prepared.problem.kind} problems have no SVG pictures")
+            if shown:
+                line = render.before_the_run(prepared)
+                if line:
+                    click.echo(line, err=True)
+            run_id = prepared.create(ledger, ExecutorKind.LOCAL)
+            with ProgressView(run_id, enabled=shown) as view:
+                last = [0.0]
+
+                def tick() -> None:
+                    if time.monotonic() - last[0] > 0.3:
+                        last[0] = time.monotonic()
+                        view.update(progress(ledger, run_id))
+
+                if not prepared.done_in_planning:
+                    run_local(ledger, run_id, workers, on_progress=tick if view.enabled else None)
+                if view.enabled:
+                    view.update(progress(ledger, run_id))
+        except Interrupted as exc:
+            _interrupted(ledger, run_id, exc)
     _report(app, ledger, prepared, run_id, show_stats, limit, svg_dir)
+
+
+def _interrupted(ledger, run_id: int | None, exc: Interrupted) -> None:
+    """The first SIGINT/SIGTERM of a local run: it is ``interrupted`` (run_local recorded
+    what finished; marked here too when the signal came before or after it), one line
+    says how to go on, exit 130 / 143."""
+    from ..ledger import interrupt_run
+
+    if run_id is None:
+        click.echo("\ninterrupted while planning: no run recorded", err=True)
+    else:
+        interrupt_run(ledger, run_id)
+        click.echo(f"\ninterrupted: run {run_id} stopped; go on with `tilecensus resume {run_id}`", err=True)
+    sys.exit(exc.exit_status)
 
 
 def _report(app: App, ledger, prepared: PreparedRun, run_id: int, show_stats: bool, limit: int | None,
@@ -178,8 +194,16 @@ def follow(app: App, ledger, run_id: int, executor=None, interval: float = 0.5, 
                 tick(ledger, executor, run_ids=[run_id])
             except waited_out as exc:  # the workers keep going; the next round catches up
                 click.echo(f"tilecensus: {str(exc).splitlines()[0]}; retrying", err=True)
-    with ProgressView(run_id, enabled=progress and app.progress_shown) as view:
-        poll(ledger, run_id, view.update, interval=interval, each=each)
+    with interruptible(), ProgressView(run_id, enabled=progress and app.progress_shown) as view:
+        try:
+            poll(ledger, run_id, view.update, interval=interval, each=each)
+        except Interrupted as exc:
+            from ..ledger import get_run
+
+            where = " in the cluster" if get_run(ledger, run_id).executor == ExecutorKind.CELERY else ""
+            click.echo(f"\nstopped following: run {run_id} goes on{where}; `tilecensus watch {run_id}` follows it",
+                       err=True)
+            sys.exit(exc.exit_status)
     s = run_summary(ledger, run_id)
     if app.as_json:
         app.echo_json(render.short(s))
@@ -221,9 +245,13 @@ def resume(app: App, run_id: int, workers: int, executor: str | None) -> None:
         celery.check()
         follow(app, ledger, run_id, celery)
         return
-    with ProgressView(run_id, enabled=app.progress_shown) as view:
-        run_local(ledger, run_id, workers,
-                  on_progress=(lambda: view.update(progress(ledger, run_id))) if view.enabled else None)
+    with interruptible():
+        try:
+            with ProgressView(run_id, enabled=app.progress_shown) as view:
+                run_local(ledger, run_id, workers,
+                          on_progress=(lambda: view.update(progress(ledger, run_id))) if view.enabled else None)
+        except Interrupted as exc:
+            _interrupted(ledger, run_id, exc)
     follow(app, ledger, run_id, progress=False)
 
 

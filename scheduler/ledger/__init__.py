@@ -2,7 +2,8 @@
 once, verifications, progress.  The tables are :mod:`scheduler.models`; the connection
 is :mod:`scheduler.db`.
 
-* :mod:`.runs` — create, read, close (exact totals), fail, cancel, revive; progress.
+* :mod:`.runs` — create, read, close (exact totals), fail, cancel, interrupt, revive;
+  progress (and the status shown of a local run whose process died).
 * :mod:`.subproblems` — a frontier written as pending subproblems.
 * :mod:`.leases` — lease subproblems to workers; expire and release leases.
 * :mod:`.results` — record a result exactly once, with its donated frontier, solutions
@@ -32,6 +33,7 @@ from .runs import (
     fail_run,
     get_run,
     has_open,
+    interrupt_run,
     progress,
     revive_run,
     run_spec,
@@ -40,7 +42,7 @@ from .subproblems import subproblem_rows
 
 __all__ = [
     "Exchange", "Progress", "RunBrief", "brief_of", "cancel_run", "close_run", "create_run", "exchange",
-    "expire_leases", "fail_run", "get_run", "has_open", "lease_batch", "lease_one", "mark_queued", "progress",
+    "expire_leases", "fail_run", "get_run", "has_open", "interrupt_run", "lease_batch", "lease_one", "mark_queued", "progress",
     "record", "record_results", "release_leases", "revive_run", "run_brief", "run_spec", "stale_pending",
     "subproblem_rows",
 ]

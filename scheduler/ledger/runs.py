@@ -1,5 +1,5 @@
 """Runs in the ledger: create one with its planned subproblems, read it, close it with
-exact totals, fail, cancel or revive it, and read its progress."""
+exact totals, fail, cancel, interrupt or revive it, and read its progress."""
 from __future__ import annotations
 
 import datetime as dt
@@ -15,7 +15,7 @@ from core.search import Stats, Subpath
 from ..codec import fraction_parts, path_text
 from ..db import Ledger
 from ..errors import LedgerError
-from ..models import Run, Subproblem, utcnow
+from ..models import Run, Subproblem, Verification, utcnow
 from ..run_options import ExecutorKind, Mode, RunOptions
 from ..states import OPEN, RunStatus, SubproblemState
 from ..work import Outcome
@@ -194,6 +194,37 @@ def fail_run(ledger: Ledger, run_id: int, error: str) -> None:
         )
 
 
+def interrupt_run(ledger: Ledger, run_id: int) -> bool:
+    """Mark a running run ``interrupted`` (its process was stopped by a signal; its leases
+    are released by the caller); True when it was running."""
+    with ledger.session() as session:
+        r = session.execute(
+            update(Run).where(Run.id == run_id, Run.status == RunStatus.RUNNING)
+            .values(status=RunStatus.INTERRUPTED, finished_at=utcnow())
+        )
+        return r.rowcount == 1
+
+
+def _owner_gone(session: Any, run: Run) -> dt.datetime | None:
+    """When a running local run whose process is gone stopped working (its last recorded
+    result, else its start); None while it may be alive.  A live local run holds at least
+    one unexpired lease from its first lease until it closes (results and new leases are
+    traded in one transaction), so a run that holds leases, all expired, has lost its
+    process (SIGKILL, a crash, a reboot).  A run with no lease at all is just starting."""
+    if run.status != RunStatus.RUNNING or run.executor != ExecutorKind.LOCAL:
+        return None
+    latest = [
+        session.scalar(select(func.max(table.lease_expires)).where(table.run_id == run.id,
+                                                                   table.state == SubproblemState.LEASED))
+        for table in (Subproblem, Verification)
+    ]
+    held = [t for t in latest if t is not None]
+    if not held or max(held) >= utcnow():
+        return None
+    last = session.scalar(select(func.max(Subproblem.finished_at)).where(Subproblem.run_id == run.id))
+    return max(last or run.created_at, run.created_at)
+
+
 def cancel_run(ledger: Ledger, run_id: int) -> int:
     """Stop a run: open subproblems become cancelled (late results are then refused)."""
     with ledger.session() as session:
@@ -206,19 +237,19 @@ def cancel_run(ledger: Ledger, run_id: int) -> int:
             .values(state=SubproblemState.CANCELLED, lease_owner=None, lease_expires=None)
         ).rowcount
         V.cancel_verifications(session, run_id)
-        if run.status == RunStatus.RUNNING:
+        if run.status in (RunStatus.RUNNING, RunStatus.INTERRUPTED):
             run.status = RunStatus.CANCELLED
             run.finished_at = utcnow()
         return n
 
 
 def revive_run(ledger: Ledger, run_id: int) -> Run:
-    """Make a cancelled or failed run resumable again; returns the run."""
+    """Make a cancelled, failed or interrupted run resumable again; returns the run."""
     with ledger.session() as session:
         run = session.get(Run, run_id)
         if run is None:
             raise LedgerError(f"no run {run_id} in the ledger {ledger.url}")
-        if run.status in (RunStatus.CANCELLED, RunStatus.FAILED):
+        if run.status in (RunStatus.CANCELLED, RunStatus.FAILED, RunStatus.INTERRUPTED):
             session.execute(
                 update(Subproblem)
                 .where(Subproblem.run_id == run_id, Subproblem.state == SubproblemState.CANCELLED)
@@ -291,13 +322,14 @@ def progress(ledger: Ledger, run_id: int) -> Progress:
             )
         ).one()
         solutions = _done_solutions(session, run_id)
-        end = run.finished_at or utcnow()
+        gone = _owner_gone(session, run)
+        end = run.finished_at or gone or utcnow()
         if run.status == RunStatus.DONE:
             done_f, solutions, nodes = 1.0 if run.mode != Mode.FIRST else done_f, run.solutions, run.nodes
         verifications = V.verification_counts(session, run_id) if run.verify_fraction else {}
         return Progress(
             run_id=run_id,
-            status=run.status,
+            status=RunStatus.INTERRUPTED if gone is not None else run.status,
             weight_done=float(done_f or 0.0),
             solutions=int(solutions or 0),
             nodes=int(nodes or 0),

@@ -1,4 +1,4 @@
-"""The kernel's property tests (search and level count) and the bitboard engine's again, with the C code built
+"""The kernel's property tests (search and level count), the bitboard engine's and the interrupt tests again, with the C code built
 under AddressSanitizer, so a memory error fails CI instead of a user's run."""
 from __future__ import annotations
 
@@ -43,6 +43,7 @@ def test_kernel_property_tests_pass_under_address_sanitizer(tmp_path):
     shutil.copy(ROOT / "tests" / "core" / "test_kernel_properties.py", tests)
     shutil.copy(ROOT / "tests" / "core" / "test_frontier_properties.py", tests)
     shutil.copy(ROOT / "tests" / "core" / "test_bitboard.py", tests)
+    shutil.copy(ROOT / "tests" / "core" / "test_kernel_interrupts.py", tests)
     env = dict(os.environ)
     env.update(
         PYTHONPATH=str(tmp_path),
