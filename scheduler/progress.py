@@ -9,12 +9,14 @@ extrapolates the finished weight of the tree instead.
 from __future__ import annotations
 
 import time
-
-from rich.console import Console
-from rich.progress import BarColumn, Progress as Bar, TextColumn
+from typing import TYPE_CHECKING
 
 from .ledger import Progress
 from .states import RunStatus
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.progress import Progress as Bar
 
 
 #: once this share of the tree is finished, an estimate that is off by more than
@@ -94,17 +96,24 @@ def rate_text(p: Progress) -> str:
 
 
 class ProgressView:
-    """A rich progress bar on stderr, redrawn on each :meth:`update` (no thread)."""
+    """A rich progress bar on stderr, redrawn on each :meth:`update` (no thread).  Rich is
+    loaded only for a bar that may be shown (a run without one starts faster)."""
 
     def __init__(self, run_id: int, enabled: bool | None = None, console: Console | None = None):
-        self.console = console or Console(stderr=True)
-        self.enabled = self.console.is_terminal if enabled is None else enabled
+        if console is None and enabled is not False:
+            from rich.console import Console
+
+            console = Console(stderr=True)
+        self.console = console
+        self.enabled = console.is_terminal if enabled is None else enabled
         self.run_id = run_id
         self._bar: Bar | None = None
         self._task = None
 
     def __enter__(self) -> "ProgressView":
         if self.enabled:
+            from rich.progress import BarColumn, Progress as Bar, TextColumn
+
             self._bar = Bar(
                 TextColumn(f"run {self.run_id}"),
                 BarColumn(),

@@ -64,8 +64,6 @@ class Group(click.Group):
     """Turns the known user-facing errors into :class:`CLIError`."""
 
     def invoke(self, ctx: click.Context) -> Any:
-        from sqlalchemy.exc import OperationalError
-
         try:
             return super().invoke(ctx)
         except click.UsageError as exc:  # one line too, with where to read more
@@ -73,12 +71,19 @@ class Group(click.Group):
             raise CLIError(f"{exc.format_message()} (see {where} --help)") from exc
         except (ProblemError, LedgerError, BrokerError) as exc:
             raise CLIError(str(exc)) from exc
-        except OperationalError as exc:
+        except _database_errors() as exc:
             reason = str(exc.orig or exc).strip().splitlines()[0]
             raise CLIError(f"the database stopped answering: {reason}") from exc
         except OverflowError as exc:  # a subproblem's count past 2^128 (the run is marked failed)
             raise CLIError(f"{exc}: one subproblem's count is too big for the kernel; split the run "
                            "deeper (--split-depth D or --subproblems N)") from exc
+
+
+def _database_errors() -> tuple[type[BaseException], ...]:
+    """SQLAlchemy's OperationalError, when SQLAlchemy is loaded: a command that never
+    loaded it cannot have raised one, and ``--help`` should not pay for loading it."""
+    exc = sys.modules.get("sqlalchemy.exc")
+    return (exc.OperationalError,) if exc is not None else ()
 
 
 def _load_plugins() -> None:
