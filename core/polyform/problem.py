@@ -46,6 +46,7 @@ from ..search import Path
 from ..symmetry import OptionSymmetry
 from . import render
 from .board import Board
+from .regions import Regions
 from .render import SYMBOL_POOL
 from .sets import named_set
 from .shapes import Cell, Form, Shape, parse_matrix
@@ -413,24 +414,7 @@ class PolyformProblem(Problem):
         index = board.index
         n_cells = len(order)
         fill = self.goal == "fill"
-        # bit-parallel flood fill on a padded grid
-        W, H = board.cols + 2, board.rows + 2
-        L = W * H
-
-        def bit(c: Cell) -> int:
-            return 1 << ((c[0] + 1) * L + (c[1] + 1) * W + (c[2] + 1))
-
-        free_mask = 0
-        for c in order:
-            free_mask |= bit(c)
-        steps = (1, W, L) if board.space == 3 else (1, W)
-
-        def spread(m: int) -> int:
-            out = m
-            for s in steps:
-                out |= (m << s) | (m >> s)
-            return out
-
+        regions = Regions(board)
         placements: list[tuple[int, frozenset]] = []
         for k, p in enumerate(self.pieces):
             ok = self._sums(k)
@@ -448,32 +432,12 @@ class PolyformProblem(Problem):
                     if fs in seen_here:
                         continue
                     seen_here.add(fs)
-                    m = 0
-                    for c in cells:
-                        m |= bit(c)
-                    rest = free_mask & ~m
-                    seeds = spread(m) & rest
-                    good = True
-                    usable = touched = 0
-                    while seeds:
-                        comp = seeds & -seeds
-                        while True:
-                            nxt = spread(comp) & rest
-                            if nxt == comp:
-                                break
-                            comp = nxt
-                        size = comp.bit_count()
-                        seeds &= ~comp
-                        touched += size
-                        if fill:
-                            if not (ok >> size) & 1:
-                                good = False
-                                break
-                        else:
-                            room = ok & ((1 << (size + 1)) - 1)
-                            usable += room.bit_length() - 1
-                    if good and not fill:
-                        untouched = rest.bit_count() - touched
+                    sizes = regions.touching(form, (dz, dy, dx))
+                    if fill:
+                        good = all(ok >> size & 1 for size in sizes)
+                    else:
+                        usable = sum((ok & ((1 << (size + 1)) - 1)).bit_length() - 1 for size in sizes)
+                        untouched = n_cells - len(cells) - sum(sizes)
                         good = usable + untouched >= remaining_area
                     if good:
                         placements.append((k, fs))
