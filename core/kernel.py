@@ -18,9 +18,21 @@ from .search import COUNT, SolveRequest, SolveResult, Solver, Stats, result_of, 
 HEURISTICS = {"mrv": _kernel.MRV, "first": _kernel.FIRST}
 #: memory for the counting memo of one solve() call
 DEFAULT_MEMO_BYTES = 256 << 20
+#: a cover whose kernel tables (:func:`kernel_bytes`) would pass this is refused before
+#: it is built: the 200x200 domino board needs about 3.7 GB, its workers measured 2-4 GB
+#: each within two minutes of counting (2026-11-27)
+MAX_KERNEL_BYTES = 4 << 30
 #: a node budget no count reaches; under a budget the kernel hands on the rest of a count
 #: that would pass 2^128 instead of failing (see :meth:`KernelSolver._count_by_search`)
 UNREACHED_NODES = 1 << 62
+
+
+def kernel_bytes(n_items: int, n_options: int, depth: int) -> int:
+    """What the kernel's tables take for a cover of this size searched ``depth`` levels
+    deep: a bitset of the items per option, and per level a cover bitset and a live count
+    per item (see the data layout in ``core/_kernel.c``)."""
+    words = (n_items + 63) // 64
+    return 8 * words * n_options + depth * (4 * (n_items + 1) + 8 * words)
 
 
 def compile_problem(ec: ExactCover, heuristic: str = "mrv", region: RegionRule | None = None) -> "_kernel.Problem":

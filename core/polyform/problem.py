@@ -40,6 +40,7 @@ from ..toml_input import key_line, load_toml, value_first_line
 from ..exact_cover import ExactCover
 from ..catalog import LibraryEntry, register_kind, register_pattern, register_problem
 from ..engines import SearchHints
+from ..kernel import MAX_KERNEL_BYTES, kernel_bytes
 from ..problem import Problem
 from ..pruning import RegionRule
 from ..search import Path
@@ -299,6 +300,19 @@ def _default_name(k: int) -> str:
     return SYMBOL_POOL[k] if k < 52 else f"T{k + 1}"
 
 
+def _add_copies(reach: int, size: int, copies: int, mask: int) -> int:
+    """The areas of ``reach`` plus 0 to ``copies`` pieces of ``size``: the copies added in
+    chunks of 1, 2, 4, ... and the rest, whose sums make every number up to ``copies``
+    (a logarithmic number of shifts, where one per copy took minutes on a big board)."""
+    chunk = 1
+    while copies > 0:
+        take = min(chunk, copies)
+        reach = (reach | (reach << (take * size))) & mask
+        copies -= take
+        chunk *= 2
+    return reach
+
+
 # ====================================================================== the problem
 class PolyformProblem(Problem):
     """Pieces on a board: fill every free cell, or pack every piece."""
@@ -323,6 +337,7 @@ class PolyformProblem(Problem):
         self.board = board
         self.extra = extra
         self.pieces = self._prepare(pieces)
+        self._check_size()
         self._check_area()
 
     # -------------------------------------------------------------- pieces
@@ -398,15 +413,24 @@ class PolyformProblem(Problem):
             hi = p.hi
             if k == minus and hi is not None:
                 hi -= 1
-            if hi is None:
-                for _ in range(n // p.size + 1):
-                    reach = (reach | (reach << p.size)) & mask
-            else:
-                for _ in range(hi):
-                    reach = (reach | (reach << p.size)) & mask
+            copies = n // p.size if hi is None else min(hi, n // p.size)
+            reach = _add_copies(reach, p.size, copies, mask)
         return reach
 
-    # -------------------------------------------------------------- compiling
+    def _check_size(self) -> None:
+        """Refuse a board whose cover would not fit in memory, from the placements it
+        could have (every form at every free cell), before any is built."""
+        n_free = len(self.board.free)
+        options = sum(len(p.forms) for p in self.pieces) * n_free
+        depth = n_free // min(p.size for p in self.pieces)
+        need = kernel_bytes(n_free + len(self.pieces), options, depth)
+        if need > MAX_KERNEL_BYTES:
+            raise ProblemError(
+                f"too big to count: {n_free:,} free cells and up to {options:,} placements would need about "
+                f"{need / 1e9:.1f} GB in the kernel, more than its {MAX_KERNEL_BYTES / 1e9:.1f} GB limit",
+                source=self.source,
+            )
+
     @cached_property
     def _compiled(self):
         board = self.board
@@ -656,13 +680,22 @@ def dominoes_text(rows: int, cols: int) -> str:
     return f'kind = "polyform"\ngoal = "fill"\nsize = [{rows}, {cols}]\n\n[[pieces]]\nset = "dominoes"\ncount = "any"\n'
 
 
+#: the most cells ``dominoes-RxC`` names: the 200x200 board, whose kernel tables take
+#: about 3.7 GB (see :data:`core.kernel.MAX_KERNEL_BYTES`)
+MAX_DOMINO_CELLS = 40_000
+
+
 def _dominoes_spec(name: str) -> dict[str, Any] | None:
+    """The spec of ``dominoes-RxC``; a name of the family past its limits is an error
+    that states them."""
     m = re.fullmatch(r"dominoes-(\d+)x(\d+)", name)
     if not m:
         return None
     r, c = int(m.group(1)), int(m.group(2))
-    if not (1 <= r <= 64 and 1 <= c <= 64):
-        return None
+    if min(r, c) < 1:
+        raise ProblemError("R and C at least 1", source=name)
+    if r * c > MAX_DOMINO_CELLS:
+        raise ProblemError(f"R*C at most {MAX_DOMINO_CELLS:,} (here {r * c:,})", source=name)
     return {"kind": KIND, "format": "toml", "text": dominoes_text(r, c), "source_name": name}
 
 
@@ -679,7 +712,8 @@ def _register() -> None:
             except OSError:
                 continue
         register_problem(LibraryEntry(name, description, spec, known))
-    register_pattern("dominoes-RxC", "domino tilings of an R x C rectangle", _dominoes_spec)
+    register_pattern("dominoes-RxC", f"domino tilings of an R x C rectangle (R*C at most {MAX_DOMINO_CELLS:,})",
+                     _dominoes_spec)
 
 
 _register()
