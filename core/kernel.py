@@ -10,11 +10,14 @@ import time
 from typing import Sequence
 
 from . import _kernel
+from .build_progress import report
 from .exact_cover import ExactCover
 from .frontier import AUTO_TRIAL_NODES, LevelCount, LevelCounter, refusal, worth_trying
 from .pruning import RegionRule
 from .search import COUNT, SolveRequest, SolveResult, Solver, Stats, result_of, weight_of
 
+#: the stage :func:`core.build_progress.report` names while a cover is flattened for C
+COMPILING = "loading the kernel"
 HEURISTICS = {"mrv": _kernel.MRV, "first": _kernel.FIRST}
 #: memory for the counting memo of one solve() call
 DEFAULT_MEMO_BYTES = 256 << 20
@@ -49,6 +52,7 @@ def compile_problem(ec: ExactCover, heuristic: str = "mrv", region: RegionRule |
 
 
 def _compile(ec: ExactCover, heuristic: str, region: RegionRule | None) -> "_kernel.Problem":
+    report(COMPILING, 0, len(ec.options))
     opt_start = [0]
     opt_item: list[int] = []
     opt_color: list[int] = []
@@ -73,9 +77,11 @@ def _compile(ec: ExactCover, heuristic: str, region: RegionRule | None) -> "_ker
             [size for size, _ in region.pieces],
             [item for _, item in region.pieces],
         )
-    return _kernel.Problem(
+    compiled = _kernel.Problem(
         ec.n_items, ec.n_primary, opt_start, opt_item, opt_color, lo, hi, HEURISTICS[heuristic], flat_region
     )
+    report(COMPILING, len(ec.options), len(ec.options))
+    return compiled
 
 
 class KernelSolver(Solver):

@@ -38,6 +38,7 @@ from .. import data
 from ..errors import ProblemError
 from ..toml_input import key_line, load_toml, value_first_line
 from ..exact_cover import ExactCover
+from ..build_progress import report
 from ..catalog import LibraryEntry, register_kind, register_pattern, register_problem
 from ..engines import SearchHints
 from ..kernel import MAX_KERNEL_BYTES, kernel_bytes
@@ -53,6 +54,10 @@ from .sets import named_set
 from .shapes import Cell, Form, Shape, parse_matrix
 
 KIND = "polyform"
+#: the stage :func:`core.build_progress.report` names while placing the pieces
+PLACING = "placing pieces"
+#: report progress each time this many more (piece form, cell) pairs are tried (minus 1)
+REPORT_EVERY = (1 << 12) - 1
 
 
 @dataclass
@@ -440,6 +445,8 @@ class PolyformProblem(Problem):
         fill = self.goal == "fill"
         regions = Regions(board)
         placements: list[tuple[int, frozenset]] = []
+        tried, to_try = 0, sum(len(p.forms) for p in self.pieces) * n_cells
+        report(PLACING, 0, to_try)
         for k, p in enumerate(self.pieces):
             ok = self._sums(k)
             # the area the other pieces still must cover once this copy is placed
@@ -448,6 +455,9 @@ class PolyformProblem(Problem):
                 a = form[0]
                 seen_here: set[frozenset] = set()
                 for b in order:
+                    tried += 1
+                    if not tried & REPORT_EVERY:
+                        report(PLACING, tried, to_try)
                     dz, dy, dx = b[0] - a[0], b[1] - a[1], b[2] - a[2]
                     cells = [(z + dz, y + dy, x + dx) for z, y, x in form]
                     if not all(c in index for c in cells):
@@ -465,6 +475,7 @@ class PolyformProblem(Problem):
                         good = usable + untouched >= remaining_area
                     if good:
                         placements.append((k, fs))
+        report(PLACING, to_try, to_try)
         # items
         # filling, a piece in unlimited supply needs no item (the cells say it all);
         # packing, every piece has one, so its count (lo..hi) is kept and branched on

@@ -16,9 +16,11 @@ from typing import Any
 
 import click
 
+from core.build_progress import watching
 from core.errors import ProblemError
 
 from ..errors import BrokerError, LedgerError
+from .build_line import BuildLine
 
 ENV_PLUGINS = "TILECENSUS_PLUGINS"
 
@@ -64,8 +66,10 @@ class Group(click.Group):
     """Turns the known user-facing errors into :class:`CLIError`."""
 
     def invoke(self, ctx: click.Context) -> Any:
+        line = BuildLine(lambda: ctx.obj is None or ctx.obj.progress)
         try:
-            return super().invoke(ctx)
+            with watching(line):
+                return super().invoke(ctx)
         except click.UsageError as exc:  # one line too, with where to read more
             where = exc.ctx.command_path if exc.ctx is not None else ctx.command_path
             raise CLIError(f"{exc.format_message()} (see {where} --help)") from exc
@@ -77,6 +81,8 @@ class Group(click.Group):
         except OverflowError as exc:  # a subproblem's count past 2^128 (the run is marked failed)
             raise CLIError(f"{exc}: one subproblem's count is too big for the kernel; split the run "
                            "deeper (--split-depth D or --subproblems N)") from exc
+        finally:
+            line.close()
 
 
 def _database_errors() -> tuple[type[BaseException], ...]:
