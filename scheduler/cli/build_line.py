@@ -43,7 +43,7 @@ class BuildLine:
             self.close()
             self.stage = None
             return
-        if now - self.started < DELAY or not self.enabled():
+        if done == 0 or now - self.started < DELAY or not self.enabled():
             return
         if now - self.last < (REDRAW if self._tty() else LOG_INTERVAL):
             return
