@@ -1,0 +1,111 @@
+"""Start-up and big-board build times, whole processes, beside their targets (issue 21,
+points 4 and 5).  By hand, never in CI:
+
+    .venv/bin/python bench/bench_start.py              # start-up, best of 5
+    .venv/bin/python bench/bench_start.py --build      # also the 200x200 domino build
+    .venv/bin/python bench/bench_start.py --repeat 9
+
+Start-up, each the best of ``--repeat`` fresh processes (wall time, from fork to exit):
+
+* ``tilecensus --help`` (target under 0.2 s);
+* ``tilecensus solve pentomino-6x10 --no-progress`` on a SQLite ledger that already
+  exists (target under 0.5 s) and on a fresh one each time (Alembic creates the schema).
+
+Build (``--build``): ``dominoes-200x200`` read, its placements found and its cover
+loaded into the kernel, in one fresh process, timed inside it (the issue asks that
+200x200 starts counting in seconds).
+
+Python is run with bytecode caching on (the environment's PYTHONDONTWRITEBYTECODE is
+dropped for the children), as an installed package runs; one unmeasured run of each
+command first writes the caches.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+TILECENSUS = str(BIN / "tilecensus")
+
+TARGETS = {"--help": 0.2, "solve, ledger exists": 0.5, "solve, fresh ledger": None}
+
+BUILD = """
+import time
+started = time.perf_counter()
+from core.library import load
+from core.engines import solver_for
+problem = load("dominoes-200x200")
+problem.exact_cover()
+built = time.perf_counter()
+solver_for(problem)
+print(f"{built - started:.2f} {time.perf_counter() - started:.2f}")
+"""
+
+
+def child_env(db_url: str | None = None) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    if db_url is not None:
+        env["TILECENSUS_DB_URL"] = db_url
+    return env
+
+
+def wall(argv: list[str], env: dict[str, str]) -> float:
+    """Seconds one process takes, start to exit; its failure ends the benchmark."""
+    started = time.perf_counter()
+    done = subprocess.run(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    seconds = time.perf_counter() - started
+    if done.returncode != 0:
+        sys.exit(f"{' '.join(argv)} failed ({done.returncode}): {done.stderr.strip()}")
+    return seconds
+
+
+def best(argv: list[str], repeat: int, env_of) -> float:
+    wall(argv, env_of(-1))  # writes the bytecode caches (and, for a kept ledger, the ledger)
+    return min(wall(argv, env_of(i)) for i in range(repeat))
+
+
+def start_up(repeat: int) -> dict[str, float]:
+    solve = [TILECENSUS, "solve", "pentomino-6x10", "--no-progress"]
+    with tempfile.TemporaryDirectory(prefix="bench-start-") as tmp:
+        kept = f"sqlite:///{tmp}/kept.sqlite"
+        return {
+            "--help": best([TILECENSUS, "--help"], repeat, lambda i: child_env()),
+            "solve, ledger exists": best(solve, repeat, lambda i: child_env(kept)),
+            "solve, fresh ledger": best(solve, repeat, lambda i: child_env(f"sqlite:///{tmp}/fresh{i + 1}.sqlite")),
+        }
+
+
+def build() -> tuple[float, float]:
+    out = subprocess.run([sys.executable, "-c", BUILD], env=child_env(), cwd=ROOT, check=True,
+                         stdout=subprocess.PIPE, text=True).stdout.split()
+    return float(out[0]), float(out[1])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=5, help="processes per command; the best counts")
+    ap.add_argument("--build", action="store_true", help="also time building the 200x200 domino board")
+    args = ap.parse_args()
+    load = os.getloadavg()[0]
+    print(f"{time.strftime('%Y-%m-%d')}  {platform.machine()}, {os.cpu_count()} CPUs, load {load:.1f}, "
+          f"Python {platform.python_version()}; best of {args.repeat}")
+    print(f"{'command':<24} {'seconds':>8} {'target':>8}")
+    for name, seconds in start_up(args.repeat).items():
+        target = TARGETS[name]
+        verdict = "" if target is None else f"< {target:g} s  {'met' if seconds < target else 'MISSED'}"
+        print(f"{name:<24} {seconds:8.3f} {verdict:>8}")
+    if args.build:
+        placed, loaded = build()
+        print(f"{'dominoes-200x200 built':<24} {placed:8.2f}   (placements and cover; the kernel loaded at "
+              f"{loaded:.2f} s; target: seconds)")
+
+
+if __name__ == "__main__":
+    main()
