@@ -223,6 +223,9 @@ STATE_WALKS = 16
 #: a level count tried on one unit of the count gives up past this much work (about two
 #: minutes); its memory cap is the kernel's memo cap
 LEVELS_MAX_TRANSITIONS = 1_500_000_000
+#: the longest the search's trial may take: 10,000 nodes of the 200x200 domino board took
+#: 72 s (each node scans its 79,600 placements), where small covers take milliseconds
+TRIAL_SECONDS_AT_MOST = 1.0
 #: the search must beat levels on the same unit by this much to be chosen over them
 LEVELS_MARGIN = 1.5
 
@@ -234,7 +237,8 @@ def choose_method(problem: Searchable, options: SolverOptions, *, whole_count: b
     Only a whole count (no listing, split, node budget or verification) of a plain cover
     with the kernel, no ``--distinct`` and the memo on has a choice; otherwise it searches.
 
-    1. The search (by orbits) runs :data:`~core.frontier.AUTO_TRIAL_NODES` nodes: a count
+    1. The search (by orbits) runs :data:`~core.frontier.AUTO_TRIAL_NODES` nodes (at most
+       :data:`TRIAL_SECONDS_AT_MOST`: a node of a huge cover costs milliseconds): a count
        that ends there is the answer (``trial``); one that the trial's share of the tree
        puts under :data:`SMALL_SECONDS` searches.
     2. The two searches race where the cover allows the bitboard: each counts the same
@@ -271,7 +275,7 @@ def choose_method(problem: Searchable, options: SolverOptions, *, whole_count: b
         by_levels = _levels_or_search(problem, options, solver)
         if by_levels is not None:
             return by_levels
-    trial = solver.solve((), SolveRequest(node_budget=AUTO_TRIAL_NODES))
+    trial = solver.solve((), SolveRequest(node_budget=AUTO_TRIAL_NODES, seconds=TRIAL_SECONDS_AT_MOST))
     if trial.complete:
         return MethodChoice(searched, f"search: the tree ended within its {AUTO_TRIAL_NODES:,}-node trial", solver,
                             trial)
