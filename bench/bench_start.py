@@ -4,6 +4,7 @@ points 4 and 5).  By hand, never in CI:
     .venv/bin/python bench/bench_start.py              # start-up, best of 5
     .venv/bin/python bench/bench_start.py --build      # also the 200x200 domino build
     .venv/bin/python bench/bench_start.py --repeat 9
+    .venv/bin/python bench/bench_start.py --root /tmp/before   # another checkout (built in place)
 
 Start-up, each the best of ``--repeat`` fresh processes (wall time, from fork to exit):
 
@@ -14,6 +15,9 @@ Start-up, each the best of ``--repeat`` fresh processes (wall time, from fork to
 Build (``--build``): ``dominoes-200x200`` read, its placements found and its cover
 loaded into the kernel, in one fresh process, timed inside it (the issue asks that
 200x200 starts counting in seconds).
+
+``--root DIR`` times the checkout in DIR instead (``python -m scheduler`` with DIR first on
+the path; its C extensions built in place), to compare with the code before a change.
 
 Python is run with bytecode caching on (the environment's PYTHONDONTWRITEBYTECODE is
 dropped for the children), as an installed package runs; one unmeasured run of each
@@ -49,8 +53,18 @@ print(f"{built - started:.2f} {time.perf_counter() - started:.2f}")
 """
 
 
+ROOTED: str | None = None  # --root
+
+
+def command() -> list[str]:
+    """How ``tilecensus`` is started: the console script, or ``python -m scheduler`` of --root."""
+    return [TILECENSUS] if ROOTED is None else [sys.executable, "-m", "scheduler"]
+
+
 def child_env(db_url: str | None = None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    if ROOTED is not None:
+        env["PYTHONPATH"] = ROOTED
     if db_url is not None:
         env["TILECENSUS_DB_URL"] = db_url
     return env
@@ -72,18 +86,18 @@ def best(argv: list[str], repeat: int, env_of) -> float:
 
 
 def start_up(repeat: int) -> dict[str, float]:
-    solve = [TILECENSUS, "solve", "pentomino-6x10", "--no-progress"]
+    solve = [*command(), "solve", "pentomino-6x10", "--no-progress"]
     with tempfile.TemporaryDirectory(prefix="bench-start-") as tmp:
         kept = f"sqlite:///{tmp}/kept.sqlite"
         return {
-            "--help": best([TILECENSUS, "--help"], repeat, lambda i: child_env()),
+            "--help": best([*command(), "--help"], repeat, lambda i: child_env()),
             "solve, ledger exists": best(solve, repeat, lambda i: child_env(kept)),
             "solve, fresh ledger": best(solve, repeat, lambda i: child_env(f"sqlite:///{tmp}/fresh{i + 1}.sqlite")),
         }
 
 
 def build() -> tuple[float, float]:
-    out = subprocess.run([sys.executable, "-c", BUILD], env=child_env(), cwd=ROOT, check=True,
+    out = subprocess.run([sys.executable, "-c", BUILD], env=child_env(), cwd=ROOTED or ROOT, check=True,
                          stdout=subprocess.PIPE, text=True).stdout.split()
     return float(out[0]), float(out[1])
 
@@ -92,10 +106,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=5, help="processes per command; the best counts")
     ap.add_argument("--build", action="store_true", help="also time building the 200x200 domino board")
+    ap.add_argument("--root", metavar="DIR", help="time the checkout in DIR (python -m scheduler)")
     args = ap.parse_args()
+    global ROOTED
+    ROOTED = args.root
     load = os.getloadavg()[0]
     print(f"{time.strftime('%Y-%m-%d')}  {platform.machine()}, {os.cpu_count()} CPUs, load {load:.1f}, "
-          f"Python {platform.python_version()}; best of {args.repeat}")
+          f"Python {platform.python_version()}; best of {args.repeat}; {args.root or ROOT}")
     print(f"{'command':<24} {'seconds':>8} {'target':>8}")
     for name, seconds in start_up(args.repeat).items():
         target = TARGETS[name]
