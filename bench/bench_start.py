@@ -73,7 +73,8 @@ def child_env(db_url: str | None = None) -> dict[str, str]:
 def wall(argv: list[str], env: dict[str, str]) -> float:
     """Seconds one process takes, start to exit; its failure ends the benchmark."""
     started = time.perf_counter()
-    done = subprocess.run(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    done = subprocess.run(argv, env=env, cwd=ROOTED or ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True)  # (the working directory comes first on the path of ``-m``)
     seconds = time.perf_counter() - started
     if done.returncode != 0:
         sys.exit(f"{' '.join(argv)} failed ({done.returncode}): {done.stderr.strip()}")

@@ -466,10 +466,10 @@ class PolyformProblem(Problem):
                     if fs in seen_here:
                         continue
                     seen_here.add(fs)
-                    sizes = regions.touching(form, (dz, dy, dx))
                     if fill:
-                        good = all(ok >> size & 1 for size in sizes)
+                        good = all(ok >> size & 1 for size in regions.touching(form, (dz, dy, dx)))
                     else:
+                        sizes = list(regions.touching(form, (dz, dy, dx)))
                         usable = sum((ok & ((1 << (size + 1)) - 1)).bit_length() - 1 for size in sizes)
                         untouched = n_cells - len(cells) - sum(sizes)
                         good = usable + untouched >= remaining_area

@@ -14,6 +14,7 @@ from core.kernel import MAX_KERNEL_BYTES, kernel_bytes
 from core.library import load, load_spec
 from core.polyform.board import MAX_BOARD_CELLS, Board
 from core.polyform.problem import MAX_DOMINO_CELLS, _add_copies
+from core.polyform import regions as regions_module
 from core.polyform.regions import Regions
 from core.polyform.shapes import NEIGHBOUR_STEPS
 from core.search import weight_of, weights_of
@@ -99,13 +100,22 @@ FORMS = [((0, 0, 0), (0, 0, 1)), ((0, 0, 0), (0, 1, 0), (0, 1, 1)), ((0, 0, 0), 
          ((0, 0, 0),), ((0, 0, 0), (0, 1, 0), (0, 2, 0), (0, 2, 1), (0, 2, 2))]
 
 
+@pytest.fixture(params=["local", "bitwise"])
+def fill_mode(request, monkeypatch):
+    """Each way of finding the regions: the local test (with the lockstep fill where a
+    placement splits its region), and the bit-parallel fill of small boards."""
+    monkeypatch.setattr(regions_module, "BITWISE_CELLS", 0 if request.param == "local" else 10**9)
+    return request.param
+
+
 @pytest.mark.parametrize("seed", range(6))
-def test_regions_left_by_a_placement_match_a_flood_fill(seed):
+def test_regions_left_by_a_placement_match_a_flood_fill(seed, fill_mode):
     rng = random.Random(seed)
     rows, cols = rng.randint(3, 12), rng.randint(3, 12)
     free = frozenset((0, y, x) for y in range(rows) for x in range(cols) if rng.random() > 0.3)
     board = Board(1, rows, cols, free)
     regions = Regions(board)
+    assert regions.bitwise == (fill_mode == "bitwise")
     checked = 0
     for form in FORMS:
         for y in range(-1, rows + 1):
@@ -117,7 +127,7 @@ def test_regions_left_by_a_placement_match_a_flood_fill(seed):
     assert checked > 0
 
 
-def test_regions_in_space_match_a_flood_fill():
+def test_regions_in_space_match_a_flood_fill(fill_mode):
     rng = random.Random(7)
     free = frozenset((z, y, x) for z in range(3) for y in range(4) for x in range(4) if rng.random() > 0.35)
     regions = Regions(Board(3, 4, 4, free, 3))
