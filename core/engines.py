@@ -18,8 +18,7 @@ option and the problem — never a ``TypeError`` from deep inside.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, fields, replace
-from enum import StrEnum
+from dataclasses import dataclass, replace
 from typing import Callable, Protocol, Sequence
 
 from . import catalog
@@ -33,59 +32,8 @@ from .kernel import KernelSolver
 from .pruning import RegionRule
 from .reference import ReferenceSolver
 from .search import SolveRequest, SolveResult, Solver
+from .solver_options import FLAGS, Method, SolverOptions, flag  # noqa: F401  (re-exported)
 from .symmetry import OptionSymmetry, OrbitCounter, best_anchor
-
-
-class Method(StrEnum):
-    """How a count goes: the kernel's tree search (MRV), the cheap-node search on a
-    bitboard (:mod:`core.bitboard`: plain polyform covers), counting by levels
-    (:mod:`core.frontier`), or chosen automatically (:func:`choose_method`)."""
-
-    SEARCH = "search"
-    BITBOARD = "bitboard"
-    LEVELS = "levels"
-    AUTO = "auto"
-
-
-@dataclass(frozen=True)
-class SolverOptions:
-    """What a caller asks of a solver.  The field metadata names each option as the
-    command line spells it, for messages."""
-
-    #: the engine's name; None for the problem's default
-    engine: str | None = None
-    #: also count the solutions once per symmetry class (``SolveResult.distinct``)
-    distinct: bool = False
-    #: the kernel's counting memo (off: every solution is visited)
-    memo: bool = True
-    method: Method = Method.SEARCH
-    #: count by orbits of the problem's symmetry group, where it has one (counting only)
-    symmetry: bool = False
-
-    def asked(self) -> list[str]:
-        """The options given a value other than their default (the engine aside)."""
-        default = SolverOptions()
-        return [f.name for f in fields(self) if f.name != "engine" and getattr(self, f.name) != getattr(default, f.name)]
-
-    @classmethod
-    def of(cls, engine: str | None = None, distinct: bool = False, memo: bool = True,
-           levels: bool | str = False, method: Method | str | None = None, symmetry: bool = False) -> "SolverOptions":
-        """From the Python API's keywords: ``levels=True`` counts by levels,
-        ``levels="auto"`` lets each count choose, ``False`` searches."""
-        if method is None:
-            method = {True: Method.LEVELS, "auto": Method.AUTO, False: Method.SEARCH}.get(levels)  # type: ignore[arg-type]
-            if method is None:
-                raise ValueError(f"levels must be True, False or 'auto', not {levels!r}")
-        return cls(engine, bool(distinct), bool(memo), Method(method), bool(symmetry))
-
-
-#: how the command line spells each option (for messages)
-FLAGS = {"distinct": "--distinct", "memo": "--no-memo", "method": "--by-levels", "symmetry": "--symmetry"}
-
-
-def flag(option: str, options: "SolverOptions") -> str:
-    """The command-line flag that asked for ``option``'s value."""
-    return f"--by-{options.method}" if option == "method" else FLAGS.get(option, option)
 
 
 class Searchable(Protocol):
@@ -275,6 +223,9 @@ STATE_WALKS = 16
 #: a level count tried on one unit of the count gives up past this much work (about two
 #: minutes); its memory cap is the kernel's memo cap
 LEVELS_MAX_TRANSITIONS = 1_500_000_000
+#: the longest the search's trial may take: 10,000 nodes of the 200x200 domino board took
+#: 72 s (each node scans its 79,600 placements), where small covers take milliseconds
+TRIAL_SECONDS_AT_MOST = 1.0
 #: the search must beat levels on the same unit by this much to be chosen over them
 LEVELS_MARGIN = 1.5
 
@@ -286,7 +237,8 @@ def choose_method(problem: Searchable, options: SolverOptions, *, whole_count: b
     Only a whole count (no listing, split, node budget or verification) of a plain cover
     with the kernel, no ``--distinct`` and the memo on has a choice; otherwise it searches.
 
-    1. The search (by orbits) runs :data:`~core.frontier.AUTO_TRIAL_NODES` nodes: a count
+    1. The search (by orbits) runs :data:`~core.frontier.AUTO_TRIAL_NODES` nodes (at most
+       :data:`TRIAL_SECONDS_AT_MOST`: a node of a huge cover costs milliseconds): a count
        that ends there is the answer (``trial``); one that the trial's share of the tree
        puts under :data:`SMALL_SECONDS` searches.
     2. The two searches race where the cover allows the bitboard: each counts the same
@@ -323,7 +275,7 @@ def choose_method(problem: Searchable, options: SolverOptions, *, whole_count: b
         by_levels = _levels_or_search(problem, options, solver)
         if by_levels is not None:
             return by_levels
-    trial = solver.solve((), SolveRequest(node_budget=AUTO_TRIAL_NODES))
+    trial = solver.solve((), SolveRequest(node_budget=AUTO_TRIAL_NODES, seconds=TRIAL_SECONDS_AT_MOST))
     if trial.complete:
         return MethodChoice(searched, f"search: the tree ended within its {AUTO_TRIAL_NODES:,}-node trial", solver,
                             trial)

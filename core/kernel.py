@@ -10,17 +10,32 @@ import time
 from typing import Sequence
 
 from . import _kernel
+from .build_progress import report
 from .exact_cover import ExactCover
 from .frontier import AUTO_TRIAL_NODES, LevelCount, LevelCounter, refusal, worth_trying
 from .pruning import RegionRule
 from .search import COUNT, SolveRequest, SolveResult, Solver, Stats, result_of, weight_of
 
+#: the stage :func:`core.build_progress.report` names while a cover is flattened for C
+COMPILING = "loading the kernel"
 HEURISTICS = {"mrv": _kernel.MRV, "first": _kernel.FIRST}
 #: memory for the counting memo of one solve() call
 DEFAULT_MEMO_BYTES = 256 << 20
+#: a cover whose kernel tables (:func:`kernel_bytes`) would pass this is refused before
+#: it is built: the 200x200 domino board needs about 3.7 GB, its workers measured 2-4 GB
+#: each within two minutes of counting (2026-11-27)
+MAX_KERNEL_BYTES = 4 << 30
 #: a node budget no count reaches; under a budget the kernel hands on the rest of a count
 #: that would pass 2^128 instead of failing (see :meth:`KernelSolver._count_by_search`)
 UNREACHED_NODES = 1 << 62
+
+
+def kernel_bytes(n_items: int, n_options: int, depth: int) -> int:
+    """What the kernel's tables take for a cover of this size searched ``depth`` levels
+    deep: a bitset of the items per option, and per level a cover bitset and a live count
+    per item (see the data layout in ``core/_kernel.c``)."""
+    words = (n_items + 63) // 64
+    return 8 * words * n_options + depth * (4 * (n_items + 1) + 8 * words)
 
 
 def compile_problem(ec: ExactCover, heuristic: str = "mrv", region: RegionRule | None = None) -> "_kernel.Problem":
@@ -37,6 +52,7 @@ def compile_problem(ec: ExactCover, heuristic: str = "mrv", region: RegionRule |
 
 
 def _compile(ec: ExactCover, heuristic: str, region: RegionRule | None) -> "_kernel.Problem":
+    report(COMPILING, 0, len(ec.options))
     opt_start = [0]
     opt_item: list[int] = []
     opt_color: list[int] = []
@@ -61,9 +77,11 @@ def _compile(ec: ExactCover, heuristic: str, region: RegionRule | None) -> "_ker
             [size for size, _ in region.pieces],
             [item for _, item in region.pieces],
         )
-    return _kernel.Problem(
+    compiled = _kernel.Problem(
         ec.n_items, ec.n_primary, opt_start, opt_item, opt_color, lo, hi, HEURISTICS[heuristic], flat_region
     )
+    report(COMPILING, len(ec.options), len(ec.options))
+    return compiled
 
 
 class KernelSolver(Solver):

@@ -535,8 +535,8 @@ register_engine(Engine("reduction", "the tile-reduction search: domains of value
 def n_queens(n: int = 8) -> TileReduction:
     """``n`` queens on an ``n x n`` board: tiles = rows, values = columns.  The example of
     a user-defined puzzle (``factory = "core.reduction:n_queens"``)."""
-    if not isinstance(n, int) or not 1 <= n <= 64:
-        raise ProblemError("n must be an integer from 1 to 64")
+    if not isinstance(n, int) or not 1 <= n <= MAX_QUEENS:
+        raise ProblemError(f"n must be an integer from 1 to {MAX_QUEENS}")
 
     def rules(row, col):
         for other in range(n):
@@ -550,14 +550,23 @@ def n_queens(n: int = 8) -> TileReduction:
     return TileReduction(range(n), range(n), rules, render=render, name=f"{n}-queens")
 
 
+#: the largest board ``queens-N`` (and :func:`n_queens`) takes
+MAX_QUEENS = 64
+
+
 def _queens_pattern(name: str) -> dict[str, Any] | None:
+    """The spec of ``queens-N``; a name of the family past its limits is an error that
+    states them."""
     import re
 
-    m = re.fullmatch(r"queens-(\d{1,2})", name)
-    if not m or not 1 <= int(m.group(1)) <= 64:
+    m = re.fullmatch(r"queens-(\d+)", name)
+    if not m:
         return None
-    return {"kind": "reduction", "format": "factory", "factory": "core.reduction:n_queens",
-            "args": {"n": int(m.group(1))}}
+    n = int(m.group(1))
+    if not 1 <= n <= MAX_QUEENS:
+        raise ProblemError(f"N at {'least 1' if n < 1 else f'most {MAX_QUEENS}'}", source=name)
+    return {"kind": "reduction", "format": "factory", "factory": "core.reduction:n_queens", "args": {"n": n}}
 
 
-register_pattern("queens-N", "N queens on an N x N board (a user-defined tile reduction)", _queens_pattern)
+register_pattern("queens-N", f"N queens on an N x N board, 1 <= N <= {MAX_QUEENS} (a user-defined tile reduction)",
+                 _queens_pattern)

@@ -231,6 +231,23 @@ def weight_of(factors: Sequence[int]) -> Fraction:
     return Fraction(1, math.prod(factors)) if factors else Fraction(1)
 
 
+def weights_of(factor_lists: Sequence[Sequence[int]]) -> list[Fraction]:
+    """:func:`weight_of` of many nodes.  A stopped search's frontier hangs off its one
+    stack, so each node's factors are a prefix of the deepest one's: their products are
+    taken once along it (linear in the depth, where one product per node is quadratic:
+    1.5 s for the 4,946 nodes of a 100x100 domino board's trial)."""
+    if not factor_lists:
+        return []
+    lists = [tuple(f) for f in factor_lists]
+    deepest = max(lists, key=len)
+    if not all(deepest[:len(f)] == f for f in lists):
+        return [weight_of(f) for f in lists]
+    products = [1]
+    for factor in deepest:
+        products.append(products[-1] * factor)
+    return [Fraction(1, products[len(f)]) for f in lists]
+
+
 def result_of(out: Any, path: Path, given: Path = ()) -> SolveResult:
     """A C search's ``Result`` (core._kernel, core._bitboard: the same fields) as a
     :class:`SolveResult`; ``given``, the partial cover it started from, goes before each
@@ -247,7 +264,7 @@ def result_of(out: Any, path: Path, given: Path = ()) -> SolveResult:
         count=out.count,
         stats=Stats(nodes=out.nodes, leaves=out.leaves, solutions=out.count, updates=out.updates,
                     seconds=out.seconds, nodes_per_depth=per_depth),
-        frontier=[Subpath(p, weight_of(f)) for p, f in out.frontier],
+        frontier=[Subpath(p, w) for (p, _), w in zip(out.frontier, weights_of([f for _, f in out.frontier]))],
         solutions=solutions,
         stopped_by=STOPPED[out.status],
     )

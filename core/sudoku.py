@@ -545,15 +545,21 @@ register_problem(LibraryEntry("sudoku-6x6", "every completed 6x6 sudoku grid wit
 register_problem(LibraryEntry("latin-5", "every Latin square of order 5",
                               _file_spec("latin", "latin-5.toml"), known={"solutions": 161_280}))
 
-_LATIN = re.compile(r"^latin-(\d{1,2})$")
+_LATIN = re.compile(r"^latin-(\d+)$")
+#: the largest order ``latin-N`` names
+MAX_LATIN = 36
 
 
 def _latin_pattern(name: str) -> dict[str, Any] | None:
+    """The spec of ``latin-N``; a name of the family past its limits is an error that
+    states them."""
     m = _LATIN.match(name)
-    if not m or not 1 <= int(m.group(1)) <= 36:
+    if not m:
         return None
     n = int(m.group(1))
+    if not 1 <= n <= MAX_LATIN:
+        raise ProblemError(f"N at {'least 1' if n < 1 else f'most {MAX_LATIN}'}", source=name)
     return {"kind": "latin", "format": "toml", "text": f'kind = "latin"\nsize = {n}\n', "source_name": name}
 
 
-register_pattern("latin-N", "every Latin square of order N (1 <= N <= 36)", _latin_pattern)
+register_pattern("latin-N", f"every Latin square of order N (1 <= N <= {MAX_LATIN})", _latin_pattern)

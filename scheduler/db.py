@@ -12,14 +12,14 @@ from pathlib import Path
 from typing import Iterator
 
 import platformdirs
-from sqlalchemy import create_engine, event, text
+from sqlalchemy import create_engine, event, inspect, text
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import ArgumentError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
+from .env import ENV_DB_URL
 from .errors import LedgerError
-
-ENV_DB_URL = "TILECENSUS_DB_URL"
+from .schema_head import head_revision
 
 
 def default_url() -> str:
@@ -135,6 +135,17 @@ class Ledger:
         except SQLAlchemyError as exc:
             raise LedgerError(f"cannot use the database {safe_url(self.url)}: {str(exc).splitlines()[0]}") from None
 
+    def schema_is_head(self) -> bool:
+        """Whether the stored schema revision is the newest one (read without Alembic)."""
+        head = head_revision()
+        if head is None:
+            return False
+        with self.engine.connect() as conn:
+            if not inspect(conn).has_table("alembic_version"):
+                return False
+            stored = conn.execute(text("SELECT version_num FROM alembic_version")).scalars().all()
+        return stored == [head]
+
     def dispose(self) -> None:
         self.engine.dispose()
 
@@ -159,7 +170,8 @@ def missing_file(url: str) -> str | None:
 def open_ledger(url: str | None = None, *, upgrade: bool = True, existing: bool = False) -> Ledger:
     """The ledger at ``url`` (resolved as above), checked and migrated; one per process.
     ``existing``: a SQLite file that is not there is a :class:`LedgerError`, and nothing
-    is created (the commands that only read)."""
+    is created (the commands that only read).  Alembic is loaded only when the schema is
+    behind (or its revision cannot be read)."""
     url = resolve_url(url)
     key = (os.getpid(), url)
     ledger = _LEDGERS.get(key)
@@ -169,7 +181,7 @@ def open_ledger(url: str | None = None, *, upgrade: bool = True, existing: bool 
     if ledger is None:
         ledger = Ledger(url)
         ledger.check()
-        if upgrade:
+        if upgrade and not ledger.schema_is_head():
             from .migrate import ensure_schema  # Alembic is slow to import: only here
 
             ensure_schema(ledger.engine)

@@ -9,13 +9,15 @@ extrapolates the finished weight of the tree instead.
 from __future__ import annotations
 
 import time
-
-from rich.console import Console
-from rich.live import Live
-from rich.text import Text
+from typing import TYPE_CHECKING
 
 from .ledger import Progress
 from .states import RunStatus
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.live import Live
+    from rich.text import Text
 
 
 #: once this share of the tree is finished, an estimate that is off by more than
@@ -136,16 +138,23 @@ def bar_line(p: Progress, width: int) -> tuple[str, int]:
 
 class ProgressView:
     """The bar on stderr, one line redrawn on each :meth:`update` (no thread), fitted to
-    the terminal's width by :func:`bar_line`."""
+    the terminal's width by :func:`bar_line`.  Rich is loaded only for a bar that may be
+    shown (a run without one starts faster)."""
 
     def __init__(self, run_id: int, enabled: bool | None = None, console: Console | None = None):
-        self.console = console or Console(stderr=True)
-        self.enabled = self.console.is_terminal if enabled is None else enabled
+        if console is None and enabled is not False:
+            from rich.console import Console
+
+            console = Console(stderr=True)
+        self.console = console
+        self.enabled = console.is_terminal if enabled is None else enabled
         self.run_id = run_id
         self._live: Live | None = None
 
     def __enter__(self) -> "ProgressView":
         if self.enabled:
+            from rich.live import Live
+
             self._live = Live(console=self.console, auto_refresh=False, transient=False)
             self._live.start()
             self.update(Progress(run_id=self.run_id, status="running", weight_done=0.0, solutions=0, nodes=0))
@@ -153,6 +162,8 @@ class ProgressView:
 
     def render(self, p: Progress) -> Text:
         """The line for this progress at the console's width."""
+        from rich.text import Text
+
         line, bar = bar_line(p, self.console.width - 1)
         text = Text()
         before, _, after = line.partition(BAR)

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from core.engines import Method, SolverOptions
+from core.solver_options import Method, SolverOptions
 
 #: the default time budget of one task, in seconds
 DEFAULT_BUDGET = 60.0

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from typing import Iterable
-from xml.sax.saxutils import escape
+from html import escape
 
 from .grid import Grid
 

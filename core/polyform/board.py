@@ -14,6 +14,11 @@ from .shapes import NEIGHBOUR_STEPS, Cell, split_layers
 
 FREE = "-."
 BLOCKED = "#"
+#: the most cells a ``size = [...]`` board may have: a board of more has more placements
+#: than the kernel's tables hold (a bitset of the cells per placement, about a placement
+#: per cell for the smallest piece: past :data:`core.kernel.MAX_KERNEL_BYTES`), so it is
+#: refused before its cells are listed (a 2000x2000 board took 7 s and 0.5 GB to list)
+MAX_BOARD_CELLS = 180_000
 
 
 @dataclass(frozen=True)
@@ -36,6 +41,9 @@ class Board:
             raise ProblemError("size must be [rows, cols] or [layers, rows, cols]")
         if min(nz, ny, nx) < 1:
             raise ProblemError("every side of the board must be at least 1")
+        if nz * ny * nx > MAX_BOARD_CELLS:
+            raise ProblemError(f"size: {nz * ny * nx:,} cells; a board has at most {MAX_BOARD_CELLS:,} "
+                               "(the cover of a bigger one would not fit in memory)")
         free = frozenset((z, y, x) for z in range(nz) for y in range(ny) for x in range(nx))
         return cls(nz, ny, nx, free, 3 if len(dims) == 3 else 2)
 

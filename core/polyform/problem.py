@@ -38,19 +38,26 @@ from .. import data
 from ..errors import ProblemError
 from ..toml_input import key_line, load_toml, value_first_line
 from ..exact_cover import ExactCover
+from ..build_progress import report
 from ..catalog import LibraryEntry, register_kind, register_pattern, register_problem
 from ..engines import SearchHints
+from ..kernel import MAX_KERNEL_BYTES, kernel_bytes
 from ..problem import Problem
 from ..pruning import RegionRule
 from ..search import Path
 from ..symmetry import OptionSymmetry
 from . import render
 from .board import Board
+from .regions import Regions
 from .render import SYMBOL_POOL
 from .sets import named_set
 from .shapes import Cell, Form, Shape, parse_matrix
 
 KIND = "polyform"
+#: the stage :func:`core.build_progress.report` names while placing the pieces
+PLACING = "placing pieces"
+#: report progress each time this many more (piece form, cell) pairs are tried (minus 1)
+REPORT_EVERY = (1 << 12) - 1
 
 
 @dataclass
@@ -298,6 +305,19 @@ def _default_name(k: int) -> str:
     return SYMBOL_POOL[k] if k < 52 else f"T{k + 1}"
 
 
+def _add_copies(reach: int, size: int, copies: int, mask: int) -> int:
+    """The areas of ``reach`` plus 0 to ``copies`` pieces of ``size``: the copies added in
+    chunks of 1, 2, 4, ... and the rest, whose sums make every number up to ``copies``
+    (a logarithmic number of shifts, where one per copy took minutes on a big board)."""
+    chunk = 1
+    while copies > 0:
+        take = min(chunk, copies)
+        reach = (reach | (reach << (take * size))) & mask
+        copies -= take
+        chunk *= 2
+    return reach
+
+
 # ====================================================================== the problem
 class PolyformProblem(Problem):
     """Pieces on a board: fill every free cell, or pack every piece."""
@@ -322,6 +342,7 @@ class PolyformProblem(Problem):
         self.board = board
         self.extra = extra
         self.pieces = self._prepare(pieces)
+        self._check_size()
         self._check_area()
 
     # -------------------------------------------------------------- pieces
@@ -397,15 +418,24 @@ class PolyformProblem(Problem):
             hi = p.hi
             if k == minus and hi is not None:
                 hi -= 1
-            if hi is None:
-                for _ in range(n // p.size + 1):
-                    reach = (reach | (reach << p.size)) & mask
-            else:
-                for _ in range(hi):
-                    reach = (reach | (reach << p.size)) & mask
+            copies = n // p.size if hi is None else min(hi, n // p.size)
+            reach = _add_copies(reach, p.size, copies, mask)
         return reach
 
-    # -------------------------------------------------------------- compiling
+    def _check_size(self) -> None:
+        """Refuse a board whose cover would not fit in memory, from the placements it
+        could have (every form at every free cell), before any is built."""
+        n_free = len(self.board.free)
+        options = sum(len(p.forms) for p in self.pieces) * n_free
+        depth = n_free // min(p.size for p in self.pieces)
+        need = kernel_bytes(n_free + len(self.pieces), options, depth)
+        if need > MAX_KERNEL_BYTES:
+            raise ProblemError(
+                f"too big to count: {n_free:,} free cells and up to {options:,} placements would need about "
+                f"{need / 1e9:.1f} GB in the kernel, more than its {MAX_KERNEL_BYTES / 1e9:.1f} GB limit",
+                source=self.source,
+            )
+
     @cached_property
     def _compiled(self):
         board = self.board
@@ -413,25 +443,10 @@ class PolyformProblem(Problem):
         index = board.index
         n_cells = len(order)
         fill = self.goal == "fill"
-        # bit-parallel flood fill on a padded grid
-        W, H = board.cols + 2, board.rows + 2
-        L = W * H
-
-        def bit(c: Cell) -> int:
-            return 1 << ((c[0] + 1) * L + (c[1] + 1) * W + (c[2] + 1))
-
-        free_mask = 0
-        for c in order:
-            free_mask |= bit(c)
-        steps = (1, W, L) if board.space == 3 else (1, W)
-
-        def spread(m: int) -> int:
-            out = m
-            for s in steps:
-                out |= (m << s) | (m >> s)
-            return out
-
+        regions = Regions(board)
         placements: list[tuple[int, frozenset]] = []
+        tried, to_try = 0, sum(len(p.forms) for p in self.pieces) * n_cells
+        report(PLACING, 0, to_try)
         for k, p in enumerate(self.pieces):
             ok = self._sums(k)
             # the area the other pieces still must cover once this copy is placed
@@ -440,6 +455,9 @@ class PolyformProblem(Problem):
                 a = form[0]
                 seen_here: set[frozenset] = set()
                 for b in order:
+                    tried += 1
+                    if not tried & REPORT_EVERY:
+                        report(PLACING, tried, to_try)
                     dz, dy, dx = b[0] - a[0], b[1] - a[1], b[2] - a[2]
                     cells = [(z + dz, y + dy, x + dx) for z, y, x in form]
                     if not all(c in index for c in cells):
@@ -448,35 +466,16 @@ class PolyformProblem(Problem):
                     if fs in seen_here:
                         continue
                     seen_here.add(fs)
-                    m = 0
-                    for c in cells:
-                        m |= bit(c)
-                    rest = free_mask & ~m
-                    seeds = spread(m) & rest
-                    good = True
-                    usable = touched = 0
-                    while seeds:
-                        comp = seeds & -seeds
-                        while True:
-                            nxt = spread(comp) & rest
-                            if nxt == comp:
-                                break
-                            comp = nxt
-                        size = comp.bit_count()
-                        seeds &= ~comp
-                        touched += size
-                        if fill:
-                            if not (ok >> size) & 1:
-                                good = False
-                                break
-                        else:
-                            room = ok & ((1 << (size + 1)) - 1)
-                            usable += room.bit_length() - 1
-                    if good and not fill:
-                        untouched = rest.bit_count() - touched
+                    if fill:
+                        good = all(ok >> size & 1 for size in regions.touching(form, (dz, dy, dx)))
+                    else:
+                        sizes = list(regions.touching(form, (dz, dy, dx)))
+                        usable = sum((ok & ((1 << (size + 1)) - 1)).bit_length() - 1 for size in sizes)
+                        untouched = n_cells - len(cells) - sum(sizes)
                         good = usable + untouched >= remaining_area
                     if good:
                         placements.append((k, fs))
+        report(PLACING, to_try, to_try)
         # items
         # filling, a piece in unlimited supply needs no item (the cells say it all);
         # packing, every piece has one, so its count (lo..hi) is kept and branched on
@@ -692,13 +691,22 @@ def dominoes_text(rows: int, cols: int) -> str:
     return f'kind = "polyform"\ngoal = "fill"\nsize = [{rows}, {cols}]\n\n[[pieces]]\nset = "dominoes"\ncount = "any"\n'
 
 
+#: the most cells ``dominoes-RxC`` names: the 200x200 board, whose kernel tables take
+#: about 3.7 GB (see :data:`core.kernel.MAX_KERNEL_BYTES`)
+MAX_DOMINO_CELLS = 40_000
+
+
 def _dominoes_spec(name: str) -> dict[str, Any] | None:
+    """The spec of ``dominoes-RxC``; a name of the family past its limits is an error
+    that states them."""
     m = re.fullmatch(r"dominoes-(\d+)x(\d+)", name)
     if not m:
         return None
     r, c = int(m.group(1)), int(m.group(2))
-    if not (1 <= r <= 64 and 1 <= c <= 64):
-        return None
+    if min(r, c) < 1:
+        raise ProblemError("R and C at least 1", source=name)
+    if r * c > MAX_DOMINO_CELLS:
+        raise ProblemError(f"R*C at most {MAX_DOMINO_CELLS:,} (here {r * c:,})", source=name)
     return {"kind": KIND, "format": "toml", "text": dominoes_text(r, c), "source_name": name}
 
 
@@ -715,7 +723,8 @@ def _register() -> None:
             except OSError:
                 continue
         register_problem(LibraryEntry(name, description, spec, known))
-    register_pattern("dominoes-RxC", "domino tilings of an R x C rectangle", _dominoes_spec)
+    register_pattern("dominoes-RxC", f"domino tilings of an R x C rectangle (R*C at most {MAX_DOMINO_CELLS:,})",
+                     _dominoes_spec)
 
 
 _register()

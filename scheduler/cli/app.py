@@ -16,9 +16,11 @@ from typing import Any
 
 import click
 
+from core.build_progress import watching
 from core.errors import ProblemError
 
 from ..errors import BrokerError, LedgerError
+from .build_line import BuildLine
 
 ENV_PLUGINS = "TILECENSUS_PLUGINS"
 
@@ -104,11 +106,11 @@ class Group(click.Group):
         return ctx
 
     def invoke(self, ctx: click.Context) -> Any:
-        from sqlalchemy.exc import OperationalError
-
         as_json = ctx.meta.get("json_asked", False)
+        line = BuildLine(lambda: ctx.obj is None or ctx.obj.progress)
         try:
-            return super().invoke(ctx)
+            with watching(line):
+                return super().invoke(ctx)
         except CLIError as exc:
             exc.as_json = exc.as_json or as_json
             raise
@@ -120,12 +122,21 @@ class Group(click.Group):
             raise CLIError(exc.format_message(), as_json=as_json) from exc
         except (ProblemError, LedgerError, BrokerError) as exc:
             raise CLIError(str(exc), as_json=as_json) from exc
-        except OperationalError as exc:
+        except _database_errors() as exc:
             reason = str(exc.orig or exc).strip().splitlines()[0]
             raise CLIError(f"the database stopped answering: {reason}", as_json=as_json) from exc
         except OverflowError as exc:  # a subproblem's count past 2^128 (the run is marked failed)
             raise CLIError(f"{exc}: one subproblem's count is too big for the kernel; split the run "
                            "deeper (--split-depth D or --subproblems N)", as_json=as_json) from exc
+        finally:
+            line.close()
+
+
+def _database_errors() -> tuple[type[BaseException], ...]:
+    """SQLAlchemy's OperationalError, when SQLAlchemy is loaded: a command that never
+    loaded it cannot have raised one, and ``--help`` should not pay for loading it."""
+    exc = sys.modules.get("sqlalchemy.exc")
+    return (exc.OperationalError,) if exc is not None else ()
 
 
 def _load_plugins() -> None:

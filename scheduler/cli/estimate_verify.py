@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import sys
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import click
-
-from core.estimate import Band
 
 from .app import App, cli
 from .options import (
@@ -22,6 +21,9 @@ from .options import (
     memo_option,
     solver_options,
 )
+
+if TYPE_CHECKING:
+    from core.estimate import Band
 
 
 @cli.command()

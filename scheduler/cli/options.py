@@ -8,17 +8,19 @@ which the command receives as ``request``.
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import click
 
-from core.engines import Method, SolverOptions
+from core.solver_options import Method, SolverOptions
 
 from ..celery_config import ENV_BROKER_URL
-from ..db import ENV_DB_URL
-from ..planning import RunRequest
+from ..env import ENV_DB_URL
 from ..run_options import DEFAULT_BUDGET, Mode, RunOptions
 from .app import App, CLIError
+
+if TYPE_CHECKING:
+    from ..planning import RunRequest
 
 
 def _set(attribute: str, transform: Callable[[Any], Any] = lambda v: v):
@@ -136,6 +138,8 @@ def solver_options(engine: str | None, distinct: bool, no_memo: bool, by_levels:
 
 
 def _request(v: dict[str, Any]) -> RunRequest:
+    from ..planning import RunRequest  # SQLAlchemy and the models: only for a command that runs
+
     if sum([v["count_flag"], v["all_flag"], v["first"] is not None]) > 1:
         raise click.UsageError("choose one of --count, --all, --first N")
     if v["split_depth"] is not None and v["subproblems"] is not None:

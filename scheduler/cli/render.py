@@ -7,16 +7,19 @@ without running anything.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from core.engines import Method
-from core.estimate import Band, Estimate
+from core.solver_options import Method
 
-from ..planning import PreparedRun
 from ..run_options import RunOptions
 from ..shapes import run_json
+
+if TYPE_CHECKING:
+    from core.estimate import Band, Estimate
+
+    from ..planning import PreparedRun
 
 
 def estimate_line(est: Estimate) -> str:

@@ -6,17 +6,19 @@ import os
 import sys
 import time
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from ..interrupts import Interrupted, interruptible
-from ..planning import PreparedRun, RunRequest, prepare
 from ..run_options import ExecutorKind
 from ..states import RunStatus
 from . import listing, render
 from .app import App, CLIError, cli
 from .options import broker_option, db_option, json_option, progress_option, run_options
+
+if TYPE_CHECKING:
+    from ..planning import PreparedRun, RunRequest
 
 _workers_option = click.option("--workers", type=click.IntRange(min=1), default=lambda: os.cpu_count() or 1,
                                show_default="CPUs", help="processes in the local pool solving subproblems side by side")
@@ -24,6 +26,8 @@ _workers_option = click.option("--workers", type=click.IntRange(min=1), default=
 
 def _prepare(app: App, request: RunRequest, workers: int) -> tuple[Any, PreparedRun]:
     """The ledger (it must answer before any work) and the prepared run."""
+    from ..planning import prepare
+
     ledger = app.ledger()
     return ledger, prepare(request, workers=workers)
 

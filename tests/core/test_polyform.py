@@ -503,7 +503,9 @@ def test_spec_round_trip():
     p = load("pentomino-8x8-centre")
     q = from_spec(p.spec)
     assert q.exact_cover() == p.exact_cover()
-    assert named_spec("dominoes-3x7")["text"] and named_spec("dominoes-0x7") is None
+    assert named_spec("dominoes-3x7")["text"] and named_spec("dominoes-3by7") is None
+    with pytest.raises(ProblemError, match="dominoes-0x7: R and C at least 1"):  # a limit, stated
+        named_spec("dominoes-0x7")
 
 
 def _brute_packings(free: set, table: dict) -> set[frozenset]:

@@ -1,0 +1,61 @@
+"""What a caller may ask of a solver: the :class:`Method` of a count and the
+:class:`SolverOptions` beside the engine.
+
+Plain values with no import beyond the standard library, so the command line can build
+them without loading the engines (:mod:`core.engines` re-exports both)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from enum import StrEnum
+
+
+class Method(StrEnum):
+    """How a count goes: the kernel's tree search (MRV), the cheap-node search on a
+    bitboard (:mod:`core.bitboard`: plain polyform covers), counting by levels
+    (:mod:`core.frontier`), or chosen automatically (:func:`core.engines.choose_method`)."""
+
+    SEARCH = "search"
+    BITBOARD = "bitboard"
+    LEVELS = "levels"
+    AUTO = "auto"
+
+
+@dataclass(frozen=True)
+class SolverOptions:
+    """What a caller asks of a solver.  The field metadata names each option as the
+    command line spells it, for messages."""
+
+    #: the engine's name; None for the problem's default
+    engine: str | None = None
+    #: also count the solutions once per symmetry class (``SolveResult.distinct``)
+    distinct: bool = False
+    #: the kernel's counting memo (off: every solution is visited)
+    memo: bool = True
+    method: Method = Method.SEARCH
+    #: count by orbits of the problem's symmetry group, where it has one (counting only)
+    symmetry: bool = False
+
+    def asked(self) -> list[str]:
+        """The options given a value other than their default (the engine aside)."""
+        default = SolverOptions()
+        return [f.name for f in fields(self) if f.name != "engine" and getattr(self, f.name) != getattr(default, f.name)]
+
+    @classmethod
+    def of(cls, engine: str | None = None, distinct: bool = False, memo: bool = True,
+           levels: bool | str = False, method: Method | str | None = None, symmetry: bool = False) -> "SolverOptions":
+        """From the Python API's keywords: ``levels=True`` counts by levels,
+        ``levels="auto"`` lets each count choose, ``False`` searches."""
+        if method is None:
+            method = {True: Method.LEVELS, "auto": Method.AUTO, False: Method.SEARCH}.get(levels)  # type: ignore[arg-type]
+            if method is None:
+                raise ValueError(f"levels must be True, False or 'auto', not {levels!r}")
+        return cls(engine, bool(distinct), bool(memo), Method(method), bool(symmetry))
+
+
+#: how the command line spells each option (for messages)
+FLAGS = {"distinct": "--distinct", "memo": "--no-memo", "method": "--by-levels", "symmetry": "--symmetry"}
+
+
+def flag(option: str, options: "SolverOptions") -> str:
+    """The command-line flag that asked for ``option``'s value."""
+    return f"--by-{options.method}" if option == "method" else FLAGS.get(option, option)
