@@ -2,9 +2,10 @@
 
 * :func:`run_local` — the embedded executor: a local process pool solves, this process
   leases and records (so SQLite has a single writer).
-* :class:`CeleryExecutor` — sends subproblem ids to a Celery queue; workers lease, solve
-  and record themselves (:func:`execute_one`) and send their donated frontier on, and
-  the verifications of a ``--verify`` run
+* :class:`CeleryExecutor` — sends subproblem ids to a Celery queue, several to a message
+  when they are estimated to be quick (:mod:`scheduler.batches`); workers lease, solve and
+  record themselves (:func:`execute_batch`) and send their donated frontier on, and the
+  verifications of a ``--verify`` run
   (:func:`scheduler.verification.execute_verification`).
 * :func:`tick` — one round of the scheduler: re-queue expired leases and messages lost by
   the broker, verify what no other worker would take, close finished runs.  Safe to run
@@ -14,11 +15,13 @@ from __future__ import annotations
 
 import multiprocessing
 import time
+from fractions import Fraction
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Any, Callable, Sequence
 
 from core.errors import PathError
 
+from .batches import MESSAGE_SECONDS, message_target, pack, seconds_per_weight
 from .celery_config import SOLVE_TASK_NAME, VERIFY_TASK_NAME, broker_url, make_app
 from .ledger import (
     close_run,
@@ -32,8 +35,10 @@ from .ledger import (
     progress,
     record_results,
     release_leases,
+    run_brief,
     run_spec,
     stale_pending,
+    weights_of,
 )
 from .db import Ledger, after_fork, safe_url
 from .errors import BrokerError
@@ -214,13 +219,21 @@ class CeleryExecutor:
             known = (*conn.connection_errors, *conn.channel_errors)
         return tuple(dict.fromkeys(e for e in (BrokerDown, *known) if e is not KeyError))
 
-    def dispatch(self, run_id: int, sub_ids: Sequence[int], queue: str, ledger: Ledger | None = None) -> None:
-        """Stamp the subproblems as queued, then send one message each."""
+    def dispatch(self, run_id: int, sub_ids: Sequence[int], queue: str, ledger: Ledger | None = None, *,
+                 weights: Sequence[Fraction] | None = None, rate: float | None = None,
+                 target: float = MESSAGE_SECONDS) -> int:
+        """Stamp the subproblems as queued (when given the ledger), then send them packed
+        into messages by their estimated seconds (:func:`scheduler.batches.pack`: weight
+        x ``rate`` up to ``target`` a message; no ``weights`` or ``rate``: one each).
+        Returns the number of messages."""
         if not sub_ids:
-            return
+            return 0
         if ledger is not None:
             mark_queued(ledger, sub_ids)
-        self._send(SOLVE_TASK_NAME, run_id, sub_ids, queue)
+        messages = pack(sub_ids, weights if weights is not None else [0] * len(sub_ids),
+                        rate if weights is not None else None, target)
+        self._send(SOLVE_TASK_NAME, [[run_id, m] for m in messages], queue)
+        return len(messages)
 
     def dispatch_verifications(self, run_id: int, sub_ids: Sequence[int], queue: str, ledger: Ledger | None = None) -> None:
         """Send the verifications of these subproblems (stamped as queued when given the ledger)."""
@@ -229,25 +242,67 @@ class CeleryExecutor:
         if ledger is not None:
             with ledger.engine.begin() as conn:
                 V.mark_verifications_queued(conn, sub_ids)
-        self._send(VERIFY_TASK_NAME, run_id, sub_ids, queue)
+        self._send(VERIFY_TASK_NAME, [[run_id, sub_id] for sub_id in sub_ids], queue)
 
-    def _send(self, name: str, run_id: int, sub_ids: Sequence[int], queue: str) -> None:
+    def _send(self, name: str, messages: Sequence[list], queue: str) -> None:
+        """One message per argument list, over one producer."""
         with self.app.producer_or_acquire() as producer:
-            for sub_id in sub_ids:
-                self.app.send_task(name, args=[run_id, sub_id], queue=queue, producer=producer)
+            for args in messages:
+                self.app.send_task(name, args=args, queue=queue, producer=producer)
 
     def queue_size(self, queue: str) -> int:
         with self.app.connection_for_write() as conn:
             return int(conn.default_channel.queue_declare(queue=queue, passive=False).message_count)
 
 
+def execute_batch(ledger: Ledger, run_id: int, sub_ids: Sequence[int], executor: CeleryExecutor | None, *,
+                  clock: Callable[[], float] = time.monotonic) -> list[str]:
+    """A worker's message: the subproblems ``sub_ids`` of run ``run_id``, in order, each
+    by :func:`execute_one`.  Once :func:`scheduler.batches.message_target` seconds have
+    passed (5 s, or the run's budget if shorter) the ones not started are handed back —
+    sent again, packed at the rate measured here — so a message estimated too light does
+    not keep them from idle workers.  Returns what happened to each."""
+    with ledger.engine.connect() as conn:
+        run = run_brief(conn, run_id)
+    if run is None:  # finished, cancelled or failed meanwhile: nothing to do
+        return ["skipped"] * len(sub_ids)
+    limit = message_target(run.options.task_seconds)
+    started = clock()
+    seconds, weight_done = 0.0, Fraction(0)
+    happened: list[str] = []
+    for i, sub_id in enumerate(sub_ids):
+        if i and executor is not None and clock() - started >= limit:
+            rest = list(sub_ids[i:])
+            with ledger.engine.connect() as conn:
+                weights = weights_of(conn, rest)
+            executor.dispatch(run_id, rest, run.options.queue_name, ledger, weights=weights,
+                              rate=seconds_per_weight(seconds, weight_done), target=limit)
+            return happened + ["handed back"] * len(rest)
+        what, outcome = _execute(ledger, sub_id, executor, may_close=False)
+        happened.append(what)
+        if outcome is not None:
+            seconds += outcome.seconds
+            weight_done += outcome.weight_done
+    if "recorded" in happened and not has_open(ledger, run_id, verifications=run.sampling is not None):
+        close_run(ledger, run_id)  # the message held the run's last open subproblems
+    return happened
+
+
 def execute_one(ledger: Ledger, sub_id: int, executor: CeleryExecutor | None) -> str:
-    """A worker's whole task: lease, solve, record (exactly once), send the donated
-    frontier and a sampled verification on, close the run when it was the last.  Returns
-    what happened."""
+    """A worker's whole task for one subproblem: lease, solve, record (exactly once), send
+    the donated frontier and a sampled verification on, close the run when it was the
+    last.  Returns what happened."""
+    return _execute(ledger, sub_id, executor, may_close=True)[0]
+
+
+def _execute(ledger: Ledger, sub_id: int, executor: CeleryExecutor | None, *,
+             may_close: bool) -> tuple[str, Outcome | None]:
+    """:func:`execute_one`, and the outcome it recorded.  The donated frontier goes out
+    packed at the donating subproblem's measured rate.  ``may_close`` False: the caller
+    checks whether the run is finished itself (once a message, not once a subproblem)."""
     leased = lease_one(ledger, sub_id, f"celery:{worker_name()}")
     if leased is None:
-        return "skipped"
+        return "skipped", None
     task, run = leased
     key = (ledger.url, run.id, run.spec_hash)
     solver = cached_solver(key, None if is_cached(key) else run_spec(ledger, run.id), run.options)
@@ -258,15 +313,17 @@ def execute_one(ledger: Ledger, sub_id: int, executor: CeleryExecutor | None) ->
         raise
     (children,) = record_results(ledger, [outcome], queued=True, sampling=run.sampling)
     if children is None:
-        return "duplicate"
+        return "duplicate", None
     queue = run.options.queue_name
     if executor is not None:
-        executor.dispatch(run.id, children, queue)
+        executor.dispatch(run.id, children, queue, weights=[s.weight for s in outcome.frontier],
+                          rate=seconds_per_weight(outcome.seconds, outcome.weight_done),
+                          target=message_target(run.options.task_seconds))
         if V.wants_verification(run.sampling, outcome):
             executor.dispatch_verifications(run.id, [sub_id], queue)
-    if not children and not has_open(ledger, run.id, verifications=run.sampling is not None):
+    if may_close and not children and not has_open(ledger, run.id, verifications=run.sampling is not None):
         close_run(ledger, run.id)
-    return "recorded"
+    return "recorded", outcome
 
 
 def running_runs(ledger: Ledger, executor: ExecutorKind = ExecutorKind.CELERY, run_ids: Sequence[int] | None = None) -> list[Run]:

@@ -3,7 +3,7 @@ once, verifications, progress.  The tables are :mod:`scheduler.models`; the conn
 is :mod:`scheduler.db`.
 
 * :mod:`.runs` — create, read, close (exact totals), fail, cancel, revive; progress.
-* :mod:`.subproblems` — a frontier written as pending subproblems.
+* :mod:`.subproblems` — a frontier written as pending subproblems; their weights.
 * :mod:`.leases` — lease subproblems to workers; expire and release leases.
 * :mod:`.results` — record a result exactly once, with its donated frontier, solutions
   and sampled verification, in one transaction.
@@ -36,11 +36,11 @@ from .runs import (
     revive_run,
     run_spec,
 )
-from .subproblems import subproblem_rows
+from .subproblems import subproblem_rows, weights_of
 
 __all__ = [
     "Exchange", "Progress", "RunBrief", "brief_of", "cancel_run", "close_run", "create_run", "exchange",
     "expire_leases", "fail_run", "get_run", "has_open", "lease_batch", "lease_one", "mark_queued", "progress",
     "record", "record_results", "release_leases", "revive_run", "run_brief", "run_spec", "stale_pending",
-    "subproblem_rows",
+    "subproblem_rows", "weights_of",
 ]
