@@ -37,6 +37,7 @@ from .ledger import (
     release_leases,
     run_brief,
     run_spec,
+    run_status,
     stale_pending,
     weights_of,
 )
@@ -379,22 +380,31 @@ def _tick_verifications(ledger: Ledger, executor: CeleryExecutor, run: Run, queu
 def follow(
     ledger: Ledger,
     run_id: int,
-    update: Callable[[Any], None],
+    update: Callable[[Any], None] | None = None,
     *,
-    interval: float = 0.5,
+    interval: float = 1.0,
     each: Callable[[], None] | None = None,
+    each_every: float = 5.0,
     timeout: float | None = None,
-):
-    """Poll a run's progress until it is no longer running (``each`` runs every round,
-    e.g. a scheduler tick); returns the last progress."""
+) -> str:
+    """Wait until a run is no longer running; returns its status.  Each round (every
+    ``interval`` seconds) asks the ledger one thing: the run's status, or — when
+    ``update`` shows it — its progress.  ``each`` (e.g. a scheduler tick) runs first and
+    then every ``each_every`` seconds, so waiting costs next to no CPU."""
     started = time.monotonic()
+    next_each = started
     while True:
-        if each is not None:
+        if each is not None and time.monotonic() >= next_each:
             each()
-        p = progress(ledger, run_id)
-        update(p)
-        if p.status != RunStatus.RUNNING:
-            return p
+            next_each = time.monotonic() + each_every
+        if update is not None:
+            p = progress(ledger, run_id)
+            update(p)
+            status = p.status
+        else:
+            status = run_status(ledger, run_id)
+        if status != RunStatus.RUNNING:
+            return status
         if timeout is not None and time.monotonic() - started > timeout:
-            return p
+            return status
         time.sleep(interval)

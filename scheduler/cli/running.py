@@ -117,23 +117,31 @@ def _report(app: App, ledger, prepared: PreparedRun, run_id: int, show_stats: bo
 @click.pass_obj
 def submit(app: App, request: RunRequest, queue: str | None, wait: bool) -> None:
     """Plan a run and queue its subproblems for Celery workers."""
-    from ..ledger import close_run, stale_pending
+    from ..batches import message_target
+    from ..ledger import close_run, stale_pending, weights_of
+    from ..planning import prepare
     from ..queries import run_summary
     from ..runner import CeleryExecutor
 
     executor = CeleryExecutor(app.broker_url)
     executor.check()
     request = replace(request, options=replace(request.options, queue=queue))
-    ledger, prepared = _prepare(app, request, 8)
+    ledger = app.ledger()  # it must answer before any work
+    prepared = prepare(request, workers=8, defer_estimate=True)
     run_id = prepared.create(ledger, ExecutorKind.CELERY)
     queue_name = prepared.options.queue_name
     pending = stale_pending(ledger, run_id, 0.0)
-    executor.dispatch(run_id, pending, queue_name, ledger)
+    with ledger.engine.connect() as conn:
+        weights = weights_of(conn, pending)
+    messages = executor.dispatch(run_id, pending, queue_name, ledger, weights=weights,
+                                 rate=prepared.seconds_per_weight, target=message_target(prepared.options.task_seconds))
     executor.dispatch_verifications(run_id, open_verifications(ledger, run_id), queue_name, ledger)
     finished = prepared.done_in_planning or close_run(ledger, run_id)  # planning may have counted everything
+    if prepared.estimate_deferred:  # sampled while the workers start on the subproblems
+        prepared.estimate_later(ledger, run_id)
     if app.as_json:
         data: dict[str, Any] = {"run_id": run_id, "status": RunStatus.DONE if finished else RunStatus.RUNNING,
-                                "subproblems": len(pending)}
+                                "subproblems": len(pending), "messages": messages}
         if prepared.estimate is not None:
             data["estimate"] = prepared.estimate.to_json()
         app.echo_json(data)
@@ -148,8 +156,8 @@ def submit(app: App, request: RunRequest, queue: str | None, wait: bool) -> None
             verify = prepared.options.verify
             verified = f" (verifying a random {100 * verify:g}% of the complete ones)" if verify else ""
             n = len(pending)
-            click.echo(f"run {run_id} submitted: {n} subproblem{'' if n == 1 else 's'} on queue {queue_name}"
-                       f"{verified}")
+            click.echo(f"run {run_id} submitted: {n} subproblem{'' if n == 1 else 's'} in {messages} "
+                       f"message{'' if messages == 1 else 's'} on queue {queue_name}{verified}")
     if wait:
         follow(app, ledger, run_id, executor)
 
@@ -170,9 +178,10 @@ def outages(executor) -> tuple[type[BaseException], ...]:
     return (OperationalError, *executor.outage_errors)
 
 
-def follow(app: App, ledger, run_id: int, executor=None, interval: float = 0.5, *, progress: bool = True) -> None:
+def follow(app: App, ledger, run_id: int, executor=None, interval: float = 1.0, *, progress: bool = True) -> None:
     """Show progress until the run ends (ticking the scheduler when given an executor),
-    then its headline; exit status 1 unless it is done."""
+    then its headline; exit status 1 unless it is done.  Without a progress bar each
+    round asks only the run's status (waiting costs well under 1% of a core)."""
     from ..progress import ProgressView
     from ..queries import run_summary
     from ..runner import follow as poll
@@ -188,7 +197,7 @@ def follow(app: App, ledger, run_id: int, executor=None, interval: float = 0.5, 
             except waited_out as exc:  # the workers keep going; the next round catches up
                 click.echo(f"tilecensus: {str(exc).splitlines()[0]}; retrying", err=True)
     with ProgressView(run_id, enabled=progress and app.progress_shown) as view:
-        poll(ledger, run_id, view.update, interval=interval, each=each)
+        poll(ledger, run_id, view.update if view.enabled else None, interval=interval, each=each)
     s = run_summary(ledger, run_id)
     if app.as_json:
         app.echo_json(render.short(s))

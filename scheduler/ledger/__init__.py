@@ -33,14 +33,16 @@ from .runs import (
     get_run,
     has_open,
     progress,
+    record_estimate,
     revive_run,
     run_spec,
+    run_status,
 )
 from .subproblems import subproblem_rows, weights_of
 
 __all__ = [
     "Exchange", "Progress", "RunBrief", "brief_of", "cancel_run", "close_run", "create_run", "exchange",
     "expire_leases", "fail_run", "get_run", "has_open", "lease_batch", "lease_one", "mark_queued", "progress",
-    "record", "record_results", "release_leases", "revive_run", "run_brief", "run_spec", "stale_pending",
+    "record", "record_estimate", "record_results", "release_leases", "revive_run", "run_brief", "run_spec", "run_status", "stale_pending",
     "subproblem_rows", "weights_of",
 ]

@@ -96,6 +96,15 @@ def _insert_counted(conn: Connection, row: dict[str, Any], outcome: Outcome) -> 
     return run_id
 
 
+def record_estimate(ledger: Ledger, run_id: int, estimate: dict[str, Any], nodes: int) -> None:
+    """Add an estimate made after the run was written (``submit`` samples once its
+    subproblems are queued) to the run's plan statistics, and its node count for the ETA."""
+    with ledger.engine.begin() as conn:
+        stats = conn.execute(select(RUN.c.plan_stats).where(RUN.c.id == run_id)).scalar_one()
+        conn.execute(update(RUN).where(RUN.c.id == run_id)
+                     .values(plan_stats={**(stats or {}), "estimate": estimate}, estimated_nodes=nodes))
+
+
 def get_run(ledger: Ledger, run_id: int) -> Run:
     with ledger.session() as session:
         run = session.get(Run, run_id)
@@ -103,6 +112,18 @@ def get_run(ledger: Ledger, run_id: int) -> Run:
             raise LedgerError(f"no run {run_id} in the ledger {ledger.url}")
         session.expunge(run)
         return run
+
+
+_STATUS = select(RUN.c.status).where(RUN.c.id == bindparam("run_id"))
+
+
+def run_status(ledger: Ledger, run_id: int) -> str:
+    """A run's status, in one small query (what a waiting process polls)."""
+    with ledger.engine.connect() as conn:
+        status = conn.execute(_STATUS, {"run_id": run_id}).scalar()
+    if status is None:
+        raise LedgerError(f"no run {run_id} in the ledger {ledger.url}")
+    return status
 
 
 def run_spec(ledger: Ledger, run_id: int) -> dict:
