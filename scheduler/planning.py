@@ -38,12 +38,12 @@ PER_WORKER = 32
 MINIMUM = 64
 MAX_DEPTH = 12
 #: how long the planner searches the tree itself before any worker starts
-TRIAL_SECONDS = 0.5
+TRIAL_SECONDS = 0.2
 #: the frontier left by the trial, divided into this many pieces per worker
 PIECES_PER_WORKER = 8
 #: a task budget chosen from the trial (local runs): the estimated time over this many
 #: tasks per worker, within these bounds
-TASKS_PER_WORKER = 4
+TASKS_PER_WORKER = 16
 MIN_TASK_SECONDS = 1.0
 
 

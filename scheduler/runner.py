@@ -344,19 +344,23 @@ def tick(ledger: Ledger, executor: CeleryExecutor, *, grace: float = 10.0, run_i
     """One scheduler round over the running Celery runs; returns what it did."""
     did = {"requeued": 0, "resent": 0, "verified": 0, "closed": 0}
     sizes: dict[str, int] = {}
+
+    def idle(queue: str) -> bool:  # the broker is asked once a round, and only when it matters
+        if queue not in sizes:
+            sizes[queue] = executor.queue_size(queue)
+        return sizes[queue] == 0
+
     for run in running_runs(ledger, ExecutorKind.CELERY, run_ids):
         queue = RunOptions.from_json(run.options).queue_name
         expired = expire_leases(ledger, run.id)
         executor.dispatch(run.id, expired, queue, ledger)
         did["requeued"] += len(expired)
-        if queue not in sizes:
-            sizes[queue] = executor.queue_size(queue)
-        if sizes[queue] == 0:
-            lost = stale_pending(ledger, run.id, grace)
+        lost = stale_pending(ledger, run.id, grace)
+        if lost and idle(queue):
             executor.dispatch(run.id, lost, queue, ledger)
             did["resent"] += len(lost)
         if run.verify_fraction:
-            _tick_verifications(ledger, executor, run, queue, grace, sizes[queue] == 0, did)
+            _tick_verifications(ledger, executor, run, queue, grace, idle(queue), did)
         if close_run(ledger, run.id):
             did["closed"] += 1
     return did
