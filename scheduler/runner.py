@@ -24,12 +24,14 @@ from core.errors import PathError
 from .batches import MESSAGE_SECONDS, message_target, pack, seconds_per_weight
 from .celery_config import SOLVE_TASK_NAME, VERIFY_TASK_NAME, broker_url, make_app
 from .ledger import (
+    RunBrief,
     close_run,
     exchange,
     expire_leases,
     fail_run,
     get_run,
     has_open,
+    lease_many,
     lease_one,
     mark_queued,
     progress,
@@ -39,7 +41,7 @@ from .ledger import (
     run_spec,
     run_status,
     stale_pending,
-    weights_of,
+    unlease,
 )
 from .db import Ledger, after_fork, safe_url
 from .errors import BrokerError
@@ -256,75 +258,125 @@ class CeleryExecutor:
             return int(conn.default_channel.queue_declare(queue=queue, passive=False).message_count)
 
 
+#: the results of quick subproblems in one message are recorded together, once this much
+#: solving is unrecorded (one transaction instead of one each; a crash loses at most this)
+RECORD_SECONDS = 0.2
+
+
 def execute_batch(ledger: Ledger, run_id: int, sub_ids: Sequence[int], executor: CeleryExecutor | None, *,
                   clock: Callable[[], float] = time.monotonic) -> list[str]:
-    """A worker's message: the subproblems ``sub_ids`` of run ``run_id``, in order, each
-    by :func:`execute_one`.  Once :func:`scheduler.batches.message_target` seconds have
+    """A worker's message: the subproblems ``sub_ids`` of run ``run_id``, leased together
+    and solved in order; results recorded exactly once, quick ones together
+    (:data:`RECORD_SECONDS`).  Once :func:`scheduler.batches.message_target` seconds have
     passed (5 s, or the run's budget if shorter) the ones not started are handed back —
-    sent again, packed at the rate measured here — so a message estimated too light does
-    not keep them from idle workers.  Returns what happened to each."""
+    unleased and sent again, packed at the rate measured here — so a message estimated too
+    light does not keep them from idle workers.  Returns what happened to each."""
     with ledger.engine.connect() as conn:
         run = run_brief(conn, run_id)
     if run is None:  # finished, cancelled or failed meanwhile: nothing to do
         return ["skipped"] * len(sub_ids)
+    owner = f"celery:{worker_name()}"
+    tasks = lease_many(ledger, sub_ids, owner, run.options.lease_seconds())
+    results = _Results(ledger, run, executor)
     limit = message_target(run.options.task_seconds)
     started = clock()
-    seconds, weight_done = 0.0, Fraction(0)
-    happened: list[str] = []
-    for i, sub_id in enumerate(sub_ids):
+    for i, task in enumerate(tasks):
         if i and executor is not None and clock() - started >= limit:
-            rest = list(sub_ids[i:])
-            with ledger.engine.connect() as conn:
-                weights = weights_of(conn, rest)
-            executor.dispatch(run_id, rest, run.options.queue_name, ledger, weights=weights,
-                              rate=seconds_per_weight(seconds, weight_done), target=limit)
-            return happened + ["handed back"] * len(rest)
-        what, outcome = _execute(ledger, sub_id, executor, may_close=False)
-        happened.append(what)
-        if outcome is not None:
-            seconds += outcome.seconds
-            weight_done += outcome.weight_done
-    if "recorded" in happened and not has_open(ledger, run_id, verifications=run.sampling is not None):
+            rest = tasks[i:]
+            results.flush()
+            unlease(ledger, [t.sub_id for t in rest], owner)
+            executor.dispatch(run_id, [t.sub_id for t in rest], run.options.queue_name, ledger,
+                              weights=[t.weight for t in rest], rate=results.rate, target=limit)
+            results.happened.update((t.sub_id, "handed back") for t in rest)
+            break
+        results.add(_solve(ledger, _solver_of(ledger, run), task, run))
+    results.flush()
+    if "recorded" in results.happened.values() and not has_open(ledger, run_id,
+                                                                 verifications=run.sampling is not None):
         close_run(ledger, run_id)  # the message held the run's last open subproblems
-    return happened
+    return [results.happened.get(sub_id, "skipped") for sub_id in sub_ids]
+
+
+class _Results:
+    """The outcomes of one message, recorded a few at a time: at once for one that donates
+    (its children should reach other workers now), else once :data:`RECORD_SECONDS` of
+    solving are unrecorded, and at the end."""
+
+    def __init__(self, ledger: Ledger, run: RunBrief, executor: CeleryExecutor | None):
+        self.ledger, self.run, self.executor = ledger, run, executor
+        self.outcomes: list[Outcome] = []
+        self.unrecorded = 0.0
+        self.seconds, self.weight_done = 0.0, Fraction(0)
+        self.happened: dict[int, str] = {}
+
+    @property
+    def rate(self) -> float | None:
+        """Seconds per unit of weight, measured over this message so far."""
+        return seconds_per_weight(self.seconds, self.weight_done)
+
+    def add(self, outcome: Outcome) -> None:
+        self.outcomes.append(outcome)
+        self.unrecorded += outcome.seconds
+        self.seconds += outcome.seconds
+        self.weight_done += outcome.weight_done
+        if outcome.frontier or self.unrecorded >= RECORD_SECONDS:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.outcomes:
+            return
+        recorded = record_results(self.ledger, self.outcomes, queued=True, sampling=self.run.sampling)
+        for outcome, children in zip(self.outcomes, recorded):
+            self.happened[outcome.sub_id] = "duplicate" if children is None else "recorded"
+            if children is not None:
+                _send_on(self.executor, self.run, outcome, children)
+        self.outcomes, self.unrecorded = [], 0.0
 
 
 def execute_one(ledger: Ledger, sub_id: int, executor: CeleryExecutor | None) -> str:
-    """A worker's whole task for one subproblem: lease, solve, record (exactly once), send
-    the donated frontier and a sampled verification on, close the run when it was the
-    last.  Returns what happened."""
-    return _execute(ledger, sub_id, executor, may_close=True)[0]
-
-
-def _execute(ledger: Ledger, sub_id: int, executor: CeleryExecutor | None, *,
-             may_close: bool) -> tuple[str, Outcome | None]:
-    """:func:`execute_one`, and the outcome it recorded.  The donated frontier goes out
-    packed at the donating subproblem's measured rate.  ``may_close`` False: the caller
-    checks whether the run is finished itself (once a message, not once a subproblem)."""
+    """One subproblem, by itself: lease, solve, record (exactly once), send the donated
+    frontier and a sampled verification on, close the run when it was the last.  Returns
+    what happened."""
     leased = lease_one(ledger, sub_id, f"celery:{worker_name()}")
     if leased is None:
-        return "skipped", None
+        return "skipped"
     task, run = leased
-    key = (ledger.url, run.id, run.spec_hash)
-    solver = cached_solver(key, None if is_cached(key) else run_spec(ledger, run.id), run.options)
-    try:
-        outcome = solve_task(solver, task, run.mode, run.options)
-    except (PathError, ValueError, OverflowError) as exc:
-        fail_run(ledger, run.id, f"subproblem {sub_id}: {exc}")
-        raise
+    outcome = _solve(ledger, _solver_of(ledger, run), task, run)
     (children,) = record_results(ledger, [outcome], queued=True, sampling=run.sampling)
     if children is None:
-        return "duplicate", None
-    queue = run.options.queue_name
-    if executor is not None:
-        executor.dispatch(run.id, children, queue, weights=[s.weight for s in outcome.frontier],
-                          rate=seconds_per_weight(outcome.seconds, outcome.weight_done),
-                          target=message_target(run.options.task_seconds))
-        if V.wants_verification(run.sampling, outcome):
-            executor.dispatch_verifications(run.id, [sub_id], queue)
-    if may_close and not children and not has_open(ledger, run.id, verifications=run.sampling is not None):
+        return "duplicate"
+    _send_on(executor, run, outcome, children)
+    if not children and not has_open(ledger, run.id, verifications=run.sampling is not None):
         close_run(ledger, run.id)
-    return "recorded", outcome
+    return "recorded"
+
+
+def _solver_of(ledger: Ledger, run: RunBrief):
+    """The run's solver, built once per process (the spec is read only the first time)."""
+    key = (ledger.url, run.id, run.spec_hash)
+    return cached_solver(key, None if is_cached(key) else run_spec(ledger, run.id), run.options)
+
+
+def _solve(ledger: Ledger, solver, task: Task, run: RunBrief) -> Outcome:
+    """Solve a leased subproblem; a path the solver rejects fails the run."""
+    try:
+        return solve_task(solver, task, run.mode, run.options)
+    except (PathError, ValueError, OverflowError) as exc:
+        fail_run(ledger, run.id, f"subproblem {task.sub_id}: {exc}")
+        raise
+
+
+def _send_on(executor: CeleryExecutor | None, run: RunBrief, outcome: Outcome, children: list[int]) -> None:
+    """After a result is recorded: its donated frontier, packed at the donating
+    subproblem's measured rate, and its verification when sampled."""
+    if executor is None:
+        return
+    queue = run.options.queue_name
+    executor.dispatch(run.id, children, queue, weights=[s.weight for s in outcome.frontier],
+                      rate=seconds_per_weight(outcome.seconds, outcome.weight_done),
+                      target=message_target(run.options.task_seconds))
+    if V.wants_verification(run.sampling, outcome):
+        executor.dispatch_verifications(run.id, [outcome.sub_id], queue)
 
 
 def running_runs(ledger: Ledger, executor: ExecutorKind = ExecutorKind.CELERY, run_ids: Sequence[int] | None = None) -> list[Run]:

@@ -17,11 +17,13 @@ from .leases import (
     exchange,
     expire_leases,
     lease_batch,
+    lease_many,
     lease_one,
     mark_queued,
     release_leases,
     run_brief,
     stale_pending,
+    unlease,
 )
 from .results import record, record_results
 from .runs import (
@@ -42,7 +44,7 @@ from .subproblems import subproblem_rows, weights_of
 
 __all__ = [
     "Exchange", "Progress", "RunBrief", "brief_of", "cancel_run", "close_run", "create_run", "exchange",
-    "expire_leases", "fail_run", "get_run", "has_open", "lease_batch", "lease_one", "mark_queued", "progress",
+    "expire_leases", "fail_run", "get_run", "has_open", "lease_batch", "lease_many", "lease_one", "mark_queued", "progress",
     "record", "record_estimate", "record_results", "release_leases", "revive_run", "run_brief", "run_spec", "run_status", "stale_pending",
-    "subproblem_rows", "weights_of",
+    "subproblem_rows", "unlease", "weights_of",
 ]
