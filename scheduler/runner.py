@@ -441,14 +441,16 @@ def follow(
     interval: float = 1.0,
     each: Callable[[], None] | None = None,
     each_every: float = 5.0,
+    each_first: bool = True,
     timeout: float | None = None,
 ) -> str:
     """Wait until a run is no longer running; returns its status.  Each round (every
     ``interval`` seconds) asks the ledger one thing: the run's status, or — when
-    ``update`` shows it — its progress.  ``each`` (e.g. a scheduler tick) runs first and
-    then every ``each_every`` seconds, so waiting costs next to no CPU."""
+    ``update`` shows it — its progress.  ``each`` (e.g. a scheduler tick) runs every
+    ``each_every`` seconds, the first time at once (``each_first``) or after that long,
+    so waiting costs next to no CPU."""
     started = time.monotonic()
-    next_each = started
+    next_each = started if each_first else started + each_every
     while True:
         if each is not None and time.monotonic() >= next_each:
             each()

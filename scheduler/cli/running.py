@@ -158,8 +158,8 @@ def submit(app: App, request: RunRequest, queue: str | None, wait: bool) -> None
             n = len(pending)
             click.echo(f"run {run_id} submitted: {n} subproblem{'' if n == 1 else 's'} in {messages} "
                        f"message{'' if messages == 1 else 's'} on queue {queue_name}{verified}")
-    if wait:
-        follow(app, ledger, run_id, executor)
+    if wait:  # its messages were just sent: the first scheduler round can wait its turn
+        follow(app, ledger, run_id, executor, tick_now=False)
 
 
 def open_verifications(ledger, run_id: int) -> list[int]:
@@ -178,11 +178,12 @@ def outages(executor) -> tuple[type[BaseException], ...]:
     return (OperationalError, *executor.outage_errors)
 
 
-def follow(app: App, ledger, run_id: int, executor=None, interval: float = 1.0, *, progress: bool = True) -> None:
-    """Show progress until the run ends (ticking the scheduler when given an executor),
-    then its headline; exit status 1 unless it is done.  Without a progress bar each
-    round asks only the run's status (waiting costs well under 1% of a core)."""
-    from ..progress import ProgressView
+def follow(app: App, ledger, run_id: int, executor=None, interval: float = 1.0, *, progress: bool = True,
+           tick_now: bool = True) -> None:
+    """Show progress until the run ends (ticking the scheduler when given an executor:
+    at once unless ``tick_now`` is False, then every 5 s), then its headline; exit status
+    1 unless it is done.  Without a progress bar each round asks only the run's status
+    (waiting costs well under 2% of a core)."""
     from ..queries import run_summary
     from ..runner import follow as poll
     from ..runner import tick
@@ -196,8 +197,13 @@ def follow(app: App, ledger, run_id: int, executor=None, interval: float = 1.0, 
                 tick(ledger, executor, run_ids=[run_id])
             except waited_out as exc:  # the workers keep going; the next round catches up
                 click.echo(f"tilecensus: {str(exc).splitlines()[0]}; retrying", err=True)
-    with ProgressView(run_id, enabled=progress and app.progress_shown) as view:
-        poll(ledger, run_id, view.update if view.enabled else None, interval=interval, each=each)
+    if progress and app.progress_shown:
+        from ..progress import ProgressView
+
+        with ProgressView(run_id, enabled=True) as view:
+            poll(ledger, run_id, view.update, interval=interval, each=each, each_first=tick_now)
+    else:
+        poll(ledger, run_id, None, interval=interval, each=each, each_first=tick_now)
     s = run_summary(ledger, run_id)
     if app.as_json:
         app.echo_json(render.short(s))
