@@ -34,6 +34,7 @@ from .ledger import (
     lease_many,
     lease_one,
     mark_queued,
+    measured_rate,
     progress,
     record_results,
     release_leases,
@@ -42,6 +43,7 @@ from .ledger import (
     run_status,
     stale_pending,
     unlease,
+    weights_of,
 )
 from .db import Ledger, after_fork, safe_url
 from .errors import BrokerError
@@ -403,19 +405,32 @@ def tick(ledger: Ledger, executor: CeleryExecutor, *, grace: float = 10.0, run_i
         return sizes[queue] == 0
 
     for run in running_runs(ledger, ExecutorKind.CELERY, run_ids):
-        queue = RunOptions.from_json(run.options).queue_name
+        options = RunOptions.from_json(run.options)
+        queue = options.queue_name
         expired = expire_leases(ledger, run.id)
-        executor.dispatch(run.id, expired, queue, ledger)
+        _send_again(ledger, executor, run.id, expired, options)
         did["requeued"] += len(expired)
         lost = stale_pending(ledger, run.id, grace)
         if lost and idle(queue):
-            executor.dispatch(run.id, lost, queue, ledger)
+            _send_again(ledger, executor, run.id, lost, options)
             did["resent"] += len(lost)
         if run.verify_fraction:
             _tick_verifications(ledger, executor, run, queue, grace, idle(queue), did)
         if close_run(ledger, run.id):
             did["closed"] += 1
     return did
+
+
+def _send_again(ledger: Ledger, executor: CeleryExecutor, run_id: int, sub_ids: Sequence[int],
+                options: RunOptions) -> None:
+    """Send subproblems again (expired leases, lost messages, a resumed run), packed at
+    the rate the run has shown so far."""
+    if not sub_ids:
+        return
+    with ledger.engine.connect() as conn:
+        weights = weights_of(conn, sub_ids)
+    executor.dispatch(run_id, sub_ids, options.queue_name, ledger, weights=weights,
+                      rate=measured_rate(ledger, run_id), target=message_target(options.task_seconds))
 
 
 def _tick_verifications(ledger: Ledger, executor: CeleryExecutor, run: Run, queue: str, grace: float, idle: bool,

@@ -34,6 +34,7 @@ from .runs import (
     fail_run,
     get_run,
     has_open,
+    measured_rate,
     progress,
     record_estimate,
     revive_run,
@@ -44,7 +45,7 @@ from .subproblems import subproblem_rows, weights_of
 
 __all__ = [
     "Exchange", "Progress", "RunBrief", "brief_of", "cancel_run", "close_run", "create_run", "exchange",
-    "expire_leases", "fail_run", "get_run", "has_open", "lease_batch", "lease_many", "lease_one", "mark_queued", "progress",
+    "expire_leases", "fail_run", "get_run", "has_open", "lease_batch", "lease_many", "lease_one", "mark_queued", "measured_rate", "progress",
     "record", "record_estimate", "record_results", "release_leases", "revive_run", "run_brief", "run_spec", "run_status", "stale_pending",
     "subproblem_rows", "unlease", "weights_of",
 ]

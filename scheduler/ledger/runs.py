@@ -12,6 +12,7 @@ from sqlalchemy import Connection, bindparam, func, insert, select, text, update
 from core.problem import Problem
 from core.search import Stats, Subpath
 
+from ..batches import seconds_per_weight
 from ..codec import fraction_parts, path_text
 from ..db import Ledger
 from ..errors import LedgerError
@@ -115,6 +116,16 @@ def get_run(ledger: Ledger, run_id: int) -> Run:
 
 
 _STATUS = select(RUN.c.status).where(RUN.c.id == bindparam("run_id"))
+_DONE_SO_FAR = select(func.sum(SUB.c.seconds), func.sum(SUB.c.done_f)).where(
+    SUB.c.run_id == bindparam("run_id"), SUB.c.state == SubproblemState.DONE)
+
+
+def measured_rate(ledger: Ledger, run_id: int) -> float | None:
+    """A run's seconds per unit of weight so far (its done subproblems), in one query;
+    None before any weight is done."""
+    with ledger.engine.connect() as conn:
+        seconds, done = conn.execute(_DONE_SO_FAR, {"run_id": run_id}).one()
+    return seconds_per_weight(float(seconds or 0.0), float(done or 0.0))
 
 
 def run_status(ledger: Ledger, run_id: int) -> str:

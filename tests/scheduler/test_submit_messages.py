@@ -1,6 +1,6 @@
 """``submit`` sizes its messages from the planning's measure: a problem that takes
 milliseconds is done in planning or goes out as one message (the real Redis; nothing
-consumes the queue)."""
+consumes the queue).  A scheduler round sends lost subproblems packed the same way."""
 from __future__ import annotations
 
 import json
@@ -8,8 +8,14 @@ import json
 import pytest
 import redis
 from click.testing import CliRunner
+from sqlalchemy import select
 
+from tc_helpers import make_run
+from scheduler.celery_config import SOLVE_TASK_NAME
 from scheduler.cli import cli
+from scheduler.db import open_ledger
+from scheduler.models import Subproblem
+from scheduler.runner import CeleryExecutor, execute_one, tick
 
 QUEENS = "examples/queens8.dlx"  # 1,199 nodes
 
@@ -53,3 +59,31 @@ def test_without_an_estimate_each_subproblem_is_a_message(submit, broker_url, qu
 def test_the_text_says_how_many_messages(submit):
     out = submit(QUEENS, "--split-depth", "2")
     assert " subproblems in 1 message on queue " in out.splitlines()[-1]
+
+
+class KeptMessages(CeleryExecutor):
+    """The real executor (stamping, packing) with an empty queue and its messages kept here."""
+
+    def __init__(self):
+        super().__init__("redis://127.0.0.1:1/0")  # never connected
+        self.sent: list[list[int]] = []
+
+    def _send(self, name, messages, queue):
+        self.sent.extend(list(args[1]) for args in messages if name == SOLVE_TASK_NAME)
+
+    def queue_size(self, queue):
+        return 0
+
+
+def test_a_scheduler_round_sends_lost_subproblems_packed_at_the_runs_rate(sqlite_url):
+    ledger = open_ledger(sqlite_url)
+    run_id = make_run(ledger, "dominoes-4x5", depth=2, executor="celery")
+    with ledger.session() as s:
+        ids = list(s.scalars(select(Subproblem.id).where(Subproblem.run_id == run_id).order_by(Subproblem.id)))
+    unmeasured = KeptMessages()
+    tick(ledger, unmeasured, grace=0, run_ids=[run_id])  # nothing done yet: no rate, one each
+    assert unmeasured.sent == [[i] for i in ids]
+    assert execute_one(ledger, ids[0], None) == "recorded"  # the run's rate, measured
+    measured = KeptMessages()
+    tick(ledger, measured, grace=0, run_ids=[run_id])
+    assert measured.sent == [ids[1:]]  # milliseconds of work: one message
