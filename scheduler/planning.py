@@ -28,6 +28,7 @@ from core.problem import Problem
 from core.search import SolveRequest, SolveResult, Solver, Subpath
 from core.symmetry import OrbitCounter
 
+from .batches import seconds_per_weight
 from .db import Ledger
 from .models import utcnow
 from .run_options import DEFAULT_BUDGET, ExecutorKind, Mode, RunOptions
@@ -37,12 +38,12 @@ PER_WORKER = 32
 MINIMUM = 64
 MAX_DEPTH = 12
 #: how long the planner searches the tree itself before any worker starts
-TRIAL_SECONDS = 0.5
+TRIAL_SECONDS = 0.2
 #: the frontier left by the trial, divided into this many pieces per worker
 PIECES_PER_WORKER = 8
 #: a task budget chosen from the trial (local runs): the estimated time over this many
 #: tasks per worker, within these bounds
-TASKS_PER_WORKER = 4
+TASKS_PER_WORKER = 16
 MIN_TASK_SECONDS = 1.0
 
 
@@ -106,6 +107,14 @@ def quick_estimate(solver: Solver, *, rate_seconds: float = RATE_SECONDS, second
     if that search finishes, its nodes, solutions and time are exact (``samples == 0``),
     else Knuth's estimator over random paths, at the measured node rate."""
     trial = solver.solve((), SolveRequest(seconds=rate_seconds))
+    return estimate_after(solver, trial, seconds=seconds, samples=samples, seed=seed)
+
+
+def estimate_after(solver: Solver, trial: SolveResult, *, seconds: float = ESTIMATE_SECONDS,
+                   samples: int = ESTIMATE_SAMPLES, seed: int = 0) -> Estimate:
+    """The run's size after a timed search from the root (``trial``): exact when that
+    search finished (``samples == 0``), else Knuth's estimator over random paths for at
+    most ``seconds``, at the trial's node rate (no second timing search)."""
     rate = trial.stats.nodes / max(trial.stats.seconds, 1e-9)
     if trial.stopped_by is None and not trial.frontier:
         n, c, t = float(trial.stats.nodes), float(trial.count), float(trial.stats.seconds)
@@ -144,6 +153,8 @@ class PreparedRun:
     estimate: Estimate | None = None
     #: when planning began: the run's start, so that its seconds count the planning
     started: dt.datetime | None = None
+    #: the estimate is the caller's to make once the run is written (:meth:`estimate_later`)
+    estimate_deferred: bool = False
 
     def create(self, ledger: Ledger, executor: ExecutorKind) -> int:
         """Write the run, its subproblems and what planning found, in one transaction;
@@ -161,6 +172,35 @@ class PreparedRun:
                           estimated_nodes=estimated, started=self.started,
                           first=None if first is None else lambda run_id, sub_id: outcome_of(first, run_id, sub_id,
                                                                                             self.mode))
+
+    def estimate_later(self, ledger: Ledger, run_id: int) -> Estimate:
+        """Make the estimate :func:`prepare` deferred and record it on the written run."""
+        from .ledger import record_estimate
+
+        self.estimate = self.make_estimate()
+        record_estimate(ledger, run_id, estimate_json(self.estimate), round(self.estimate.nodes.value))
+        return self.estimate
+
+    def make_estimate(self) -> Estimate:
+        """The run's size: after the planning trial when there was one (the trial is the
+        timing search; exact when it finished), else :func:`quick_estimate`."""
+        trial = self.plan.first
+        if trial is not None and self.plan.depth == 0 and self.mode is not Mode.FIRST:
+            return estimate_after(self.solver, trial)
+        return quick_estimate(self.solver)
+
+    @property
+    def seconds_per_weight(self) -> float | None:
+        """The planned subproblems' measured time per unit of weight, which sizes their
+        messages (:mod:`scheduler.batches`): from the planning trial (the time it took over
+        the weight it finished), else from the estimate; None when neither tells."""
+        trial = self.plan.first
+        if trial is not None and not trial.complete:
+            return seconds_per_weight(trial.stats.seconds, trial.weight_done) or self._estimated_rate()
+        return self._estimated_rate()
+
+    def _estimated_rate(self) -> float | None:
+        return None if self.estimate is None else self.estimate.seconds.value  # the whole tree weighs 1
 
     @property
     def by_levels(self) -> bool:
@@ -181,11 +221,13 @@ def whole_count(mode: Mode, options: RunOptions) -> bool:
             and options.node_budget is None and not options.verify)
 
 
-def prepare(request: RunRequest, *, workers: int, trial: bool = True) -> PreparedRun:
+def prepare(request: RunRequest, *, workers: int, trial: bool = True, defer_estimate: bool = False) -> PreparedRun:
     """Load the problem, settle the engine and the method (:func:`core.engines.choose_method`),
     build the solver, plan (and estimate, when asked): everything that can fail on bad
     input, before anything is written.  ``trial``: the planner searches first (see the
-    module text) unless a split is asked for."""
+    module text) unless a split is asked for.  ``defer_estimate``: an estimate that the
+    trial leaves to sampling is left to the caller (:meth:`PreparedRun.make_estimate`),
+    who can make it once the workers have their subproblems."""
     options = request.options
     if options.solver.method is Method.LEVELS and request.mode is not Mode.COUNT:
         raise ProblemError(f"{request.target}: --by-levels counts (no --all or --first) with the kernel engine")
@@ -208,9 +250,6 @@ def prepare(request: RunRequest, *, workers: int, trial: bool = True) -> Prepare
                       else None)
     split_depth = options.split_depth
     prepared = PreparedRun(problem, request.mode, options, solver, Plan([], 0, 0.0), started=started)
-    # no estimate for --first (it stops early) nor a level count (it walks no tree)
-    if request.estimate and request.mode is not Mode.FIRST and settled.method is not Method.LEVELS:
-        prepared.estimate = quick_estimate(solver)
     if trial and split_depth is None and options.subproblems is None:
         if choice.trial is not None:  # choosing the method counted everything already
             prepared.plan = Plan([Subpath((), Fraction(1))], 0, choice.trial.stats.seconds, first=choice.trial)
@@ -223,6 +262,13 @@ def prepare(request: RunRequest, *, workers: int, trial: bool = True) -> Prepare
                              first=request.mode is Mode.FIRST)
     if by_orbits:
         prepared.plan.symmetry = solver.description
+    # no estimate for --first (it stops early) nor a level count (it walks no tree)
+    if request.estimate and request.mode is not Mode.FIRST and settled.method is not Method.LEVELS:
+        first = prepared.plan.first
+        if defer_estimate and first is not None and not first.complete:
+            prepared.estimate_deferred = True
+        else:
+            prepared.estimate = prepared.make_estimate()
     return prepared
 
 

@@ -2,9 +2,10 @@
 
 * :func:`run_local` — the embedded executor: a local process pool solves, this process
   leases and records (so SQLite has a single writer).
-* :class:`CeleryExecutor` — sends subproblem ids to a Celery queue; workers lease, solve
-  and record themselves (:func:`execute_one`) and send their donated frontier on, and
-  the verifications of a ``--verify`` run
+* :class:`CeleryExecutor` — sends subproblem ids to a Celery queue, several to a message
+  when they are estimated to be quick (:mod:`scheduler.batches`); workers lease, solve and
+  record themselves (:func:`execute_batch`) and send their donated frontier on, and the
+  verifications of a ``--verify`` run
   (:func:`scheduler.verification.execute_verification`).
 * :func:`tick` — one round of the scheduler: re-queue expired leases and messages lost by
   the broker, verify what no other worker would take, close finished runs.  Safe to run
@@ -16,13 +17,16 @@ import multiprocessing
 import os
 import signal
 import time
+from fractions import Fraction
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Any, Callable, Sequence
 
 from core.errors import PathError
 
+from .batches import MESSAGE_SECONDS, message_target, pack, seconds_per_weight
 from .celery_config import SOLVE_TASK_NAME, VERIFY_TASK_NAME, checked_broker_url, make_app
 from .ledger import (
+    RunBrief,
     close_run,
     exchange,
     expire_leases,
@@ -30,13 +34,19 @@ from .ledger import (
     get_run,
     has_open,
     interrupt_run,
+    lease_many,
     lease_one,
     mark_queued,
+    measured_rate,
     progress,
     record_results,
     release_leases,
+    run_brief,
     run_spec,
+    run_status,
     stale_pending,
+    unlease,
+    weights_of,
 )
 from .db import Ledger, after_fork, safe_url
 from .errors import BrokerError
@@ -267,13 +277,21 @@ class CeleryExecutor:
             known = (*conn.connection_errors, *conn.channel_errors)
         return tuple(dict.fromkeys(e for e in (BrokerDown, *known) if e is not KeyError))
 
-    def dispatch(self, run_id: int, sub_ids: Sequence[int], queue: str, ledger: Ledger | None = None) -> None:
-        """Stamp the subproblems as queued, then send one message each."""
+    def dispatch(self, run_id: int, sub_ids: Sequence[int], queue: str, ledger: Ledger | None = None, *,
+                 weights: Sequence[Fraction] | None = None, rate: float | None = None,
+                 target: float = MESSAGE_SECONDS) -> int:
+        """Stamp the subproblems as queued (when given the ledger), then send them packed
+        into messages by their estimated seconds (:func:`scheduler.batches.pack`: weight
+        x ``rate`` up to ``target`` a message; no ``weights`` or ``rate``: one each).
+        Returns the number of messages."""
         if not sub_ids:
-            return
+            return 0
         if ledger is not None:
             mark_queued(ledger, sub_ids)
-        self._send(SOLVE_TASK_NAME, run_id, sub_ids, queue)
+        messages = pack(sub_ids, weights if weights is not None else [0] * len(sub_ids),
+                        rate if weights is not None else None, target)
+        self._send(SOLVE_TASK_NAME, [[run_id, m] for m in messages], queue)
+        return len(messages)
 
     def dispatch_verifications(self, run_id: int, sub_ids: Sequence[int], queue: str, ledger: Ledger | None = None) -> None:
         """Send the verifications of these subproblems (stamped as queued when given the ledger)."""
@@ -282,44 +300,138 @@ class CeleryExecutor:
         if ledger is not None:
             with ledger.engine.begin() as conn:
                 V.mark_verifications_queued(conn, sub_ids)
-        self._send(VERIFY_TASK_NAME, run_id, sub_ids, queue)
+        self._send(VERIFY_TASK_NAME, [[run_id, sub_id] for sub_id in sub_ids], queue)
 
-    def _send(self, name: str, run_id: int, sub_ids: Sequence[int], queue: str) -> None:
+    def _send(self, name: str, messages: Sequence[list], queue: str) -> None:
+        """One message per argument list, over one producer."""
         with self.app.producer_or_acquire() as producer:
-            for sub_id in sub_ids:
-                self.app.send_task(name, args=[run_id, sub_id], queue=queue, producer=producer)
+            for args in messages:
+                self.app.send_task(name, args=args, queue=queue, producer=producer)
 
     def queue_size(self, queue: str) -> int:
         with self.app.connection_for_write() as conn:
             return int(conn.default_channel.queue_declare(queue=queue, passive=False).message_count)
 
 
+#: the results of quick subproblems in one message are recorded together, once this much
+#: solving is unrecorded (one transaction instead of one each; a crash loses at most this)
+RECORD_SECONDS = 0.2
+
+
+def execute_batch(ledger: Ledger, run_id: int, sub_ids: Sequence[int], executor: CeleryExecutor | None, *,
+                  clock: Callable[[], float] = time.monotonic) -> list[str]:
+    """A worker's message: the subproblems ``sub_ids`` of run ``run_id``, leased together
+    and solved in order; results recorded exactly once, quick ones together
+    (:data:`RECORD_SECONDS`).  Once :func:`scheduler.batches.message_target` seconds have
+    passed (5 s, or the run's budget if shorter) the ones not started are handed back —
+    unleased and sent again, packed at the rate measured here — so a message estimated too
+    light does not keep them from idle workers.  Returns what happened to each."""
+    with ledger.engine.connect() as conn:
+        run = run_brief(conn, run_id)
+    if run is None:  # finished, cancelled or failed meanwhile: nothing to do
+        return ["skipped"] * len(sub_ids)
+    owner = f"celery:{worker_name()}"
+    tasks = lease_many(ledger, sub_ids, owner, run.options.lease_seconds())
+    results = _Results(ledger, run, executor)
+    limit = message_target(run.options.task_seconds)
+    started = clock()
+    for i, task in enumerate(tasks):
+        if i and executor is not None and clock() - started >= limit:
+            rest = tasks[i:]
+            results.flush()
+            unlease(ledger, [t.sub_id for t in rest], owner)
+            executor.dispatch(run_id, [t.sub_id for t in rest], run.options.queue_name, ledger,
+                              weights=[t.weight for t in rest], rate=results.rate, target=limit)
+            results.happened.update((t.sub_id, "handed back") for t in rest)
+            break
+        results.add(_solve(ledger, _solver_of(ledger, run), task, run))
+    results.flush()
+    if "recorded" in results.happened.values() and not has_open(ledger, run_id,
+                                                                 verifications=run.sampling is not None):
+        close_run(ledger, run_id)  # the message held the run's last open subproblems
+    return [results.happened.get(sub_id, "skipped") for sub_id in sub_ids]
+
+
+class _Results:
+    """The outcomes of one message, recorded a few at a time: at once for one that donates
+    (its children should reach other workers now), else once :data:`RECORD_SECONDS` of
+    solving are unrecorded, and at the end."""
+
+    def __init__(self, ledger: Ledger, run: RunBrief, executor: CeleryExecutor | None):
+        self.ledger, self.run, self.executor = ledger, run, executor
+        self.outcomes: list[Outcome] = []
+        self.unrecorded = 0.0
+        self.seconds, self.weight_done = 0.0, Fraction(0)
+        self.happened: dict[int, str] = {}
+
+    @property
+    def rate(self) -> float | None:
+        """Seconds per unit of weight, measured over this message so far."""
+        return seconds_per_weight(self.seconds, self.weight_done)
+
+    def add(self, outcome: Outcome) -> None:
+        self.outcomes.append(outcome)
+        self.unrecorded += outcome.seconds
+        self.seconds += outcome.seconds
+        self.weight_done += outcome.weight_done
+        if outcome.frontier or self.unrecorded >= RECORD_SECONDS:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.outcomes:
+            return
+        recorded = record_results(self.ledger, self.outcomes, queued=True, sampling=self.run.sampling)
+        for outcome, children in zip(self.outcomes, recorded):
+            self.happened[outcome.sub_id] = "duplicate" if children is None else "recorded"
+            if children is not None:
+                _send_on(self.executor, self.run, outcome, children)
+        self.outcomes, self.unrecorded = [], 0.0
+
+
 def execute_one(ledger: Ledger, sub_id: int, executor: CeleryExecutor | None) -> str:
-    """A worker's whole task: lease, solve, record (exactly once), send the donated
+    """One subproblem, by itself: lease, solve, record (exactly once), send the donated
     frontier and a sampled verification on, close the run when it was the last.  Returns
     what happened."""
     leased = lease_one(ledger, sub_id, f"celery:{worker_name()}")
     if leased is None:
         return "skipped"
     task, run = leased
-    key = (ledger.url, run.id, run.spec_hash)
-    solver = cached_solver(key, None if is_cached(key) else run_spec(ledger, run.id), run.options)
-    try:
-        outcome = solve_task(solver, task, run.mode, run.options)
-    except (PathError, ValueError, OverflowError) as exc:
-        fail_run(ledger, run.id, f"subproblem {sub_id}: {exc}")
-        raise
+    outcome = _solve(ledger, _solver_of(ledger, run), task, run)
     (children,) = record_results(ledger, [outcome], queued=True, sampling=run.sampling)
     if children is None:
         return "duplicate"
-    queue = run.options.queue_name
-    if executor is not None:
-        executor.dispatch(run.id, children, queue)
-        if V.wants_verification(run.sampling, outcome):
-            executor.dispatch_verifications(run.id, [sub_id], queue)
+    _send_on(executor, run, outcome, children)
     if not children and not has_open(ledger, run.id, verifications=run.sampling is not None):
         close_run(ledger, run.id)
     return "recorded"
+
+
+def _solver_of(ledger: Ledger, run: RunBrief):
+    """The run's solver, built once per process (the spec is read only the first time)."""
+    key = (ledger.url, run.id, run.spec_hash)
+    return cached_solver(key, None if is_cached(key) else run_spec(ledger, run.id), run.options)
+
+
+def _solve(ledger: Ledger, solver, task: Task, run: RunBrief) -> Outcome:
+    """Solve a leased subproblem; a path the solver rejects fails the run."""
+    try:
+        return solve_task(solver, task, run.mode, run.options)
+    except (PathError, ValueError, OverflowError) as exc:
+        fail_run(ledger, run.id, f"subproblem {task.sub_id}: {exc}")
+        raise
+
+
+def _send_on(executor: CeleryExecutor | None, run: RunBrief, outcome: Outcome, children: list[int]) -> None:
+    """After a result is recorded: its donated frontier, packed at the donating
+    subproblem's measured rate, and its verification when sampled."""
+    if executor is None:
+        return
+    queue = run.options.queue_name
+    executor.dispatch(run.id, children, queue, weights=[s.weight for s in outcome.frontier],
+                      rate=seconds_per_weight(outcome.seconds, outcome.weight_done),
+                      target=message_target(run.options.task_seconds))
+    if V.wants_verification(run.sampling, outcome):
+        executor.dispatch_verifications(run.id, [outcome.sub_id], queue)
 
 
 def running_runs(ledger: Ledger, executor: ExecutorKind = ExecutorKind.CELERY, run_ids: Sequence[int] | None = None) -> list[Run]:
@@ -339,22 +451,39 @@ def tick(ledger: Ledger, executor: CeleryExecutor, *, grace: float = 10.0, run_i
     """One scheduler round over the running Celery runs; returns what it did."""
     did = {"requeued": 0, "resent": 0, "verified": 0, "closed": 0}
     sizes: dict[str, int] = {}
-    for run in running_runs(ledger, ExecutorKind.CELERY, run_ids):
-        queue = RunOptions.from_json(run.options).queue_name
-        expired = expire_leases(ledger, run.id)
-        executor.dispatch(run.id, expired, queue, ledger)
-        did["requeued"] += len(expired)
+
+    def idle(queue: str) -> bool:  # the broker is asked once a round, and only when it matters
         if queue not in sizes:
             sizes[queue] = executor.queue_size(queue)
-        if sizes[queue] == 0:
-            lost = stale_pending(ledger, run.id, grace)
-            executor.dispatch(run.id, lost, queue, ledger)
+        return sizes[queue] == 0
+
+    for run in running_runs(ledger, ExecutorKind.CELERY, run_ids):
+        options = RunOptions.from_json(run.options)
+        queue = options.queue_name
+        expired = expire_leases(ledger, run.id)
+        _send_again(ledger, executor, run.id, expired, options)
+        did["requeued"] += len(expired)
+        lost = stale_pending(ledger, run.id, grace)
+        if lost and idle(queue):
+            _send_again(ledger, executor, run.id, lost, options)
             did["resent"] += len(lost)
         if run.verify_fraction:
-            _tick_verifications(ledger, executor, run, queue, grace, sizes[queue] == 0, did)
+            _tick_verifications(ledger, executor, run, queue, grace, idle(queue), did)
         if close_run(ledger, run.id):
             did["closed"] += 1
     return did
+
+
+def _send_again(ledger: Ledger, executor: CeleryExecutor, run_id: int, sub_ids: Sequence[int],
+                options: RunOptions) -> None:
+    """Send subproblems again (expired leases, lost messages, a resumed run), packed at
+    the rate the run has shown so far."""
+    if not sub_ids:
+        return
+    with ledger.engine.connect() as conn:
+        weights = weights_of(conn, sub_ids)
+    executor.dispatch(run_id, sub_ids, options.queue_name, ledger, weights=weights,
+                      rate=measured_rate(ledger, run_id), target=message_target(options.task_seconds))
 
 
 def _tick_verifications(ledger: Ledger, executor: CeleryExecutor, run: Run, queue: str, grace: float, idle: bool,
@@ -375,22 +504,33 @@ def _tick_verifications(ledger: Ledger, executor: CeleryExecutor, run: Run, queu
 def follow(
     ledger: Ledger,
     run_id: int,
-    update: Callable[[Any], None],
+    update: Callable[[Any], None] | None = None,
     *,
-    interval: float = 0.5,
+    interval: float = 1.0,
     each: Callable[[], None] | None = None,
+    each_every: float = 5.0,
+    each_first: bool = True,
     timeout: float | None = None,
-):
-    """Poll a run's progress until it is no longer running (``each`` runs every round,
-    e.g. a scheduler tick); returns the last progress."""
+) -> str:
+    """Wait until a run is no longer running; returns its status.  Each round (every
+    ``interval`` seconds) asks the ledger one thing: the run's status, or — when
+    ``update`` shows it — its progress.  ``each`` (e.g. a scheduler tick) runs every
+    ``each_every`` seconds, the first time at once (``each_first``) or after that long,
+    so waiting costs next to no CPU."""
     started = time.monotonic()
+    next_each = started if each_first else started + each_every
     while True:
-        if each is not None:
+        if each is not None and time.monotonic() >= next_each:
             each()
-        p = progress(ledger, run_id)
-        update(p)
-        if p.status != RunStatus.RUNNING:
-            return p
+            next_each = time.monotonic() + each_every
+        if update is not None:
+            p = progress(ledger, run_id)
+            update(p)
+            status = p.status
+        else:
+            status = run_status(ledger, run_id)
+        if status != RunStatus.RUNNING:
+            return status
         if timeout is not None and time.monotonic() - started > timeout:
-            return p
+            return status
         time.sleep(interval)

@@ -1,15 +1,16 @@
-"""The tasks: solve a subproblem and write its result into the ledger; verify one
-(``--verify`` runs: re-solve a subproblem another worker recorded, and compare).
+"""The tasks: solve a message's subproblems and write each result into the ledger;
+verify one (``--verify`` runs: re-solve a subproblem another worker recorded, and
+compare).
 
 The ledger is ``TILECENSUS_DB_URL`` (``tilecensus worker --db`` sets it).  Delivering
-the same message twice, or re-running it after a crash, records the result once
-(:func:`scheduler.runner.execute_one`).
+the same message twice, or re-running it after a crash, records each result once
+(:func:`scheduler.runner.execute_batch`).
 """
 from __future__ import annotations
 
 from scheduler.celery_config import SOLVE_TASK_NAME, VERIFY_TASK_NAME
 from scheduler.db import open_ledger
-from scheduler.runner import CeleryExecutor, execute_one
+from scheduler.runner import CeleryExecutor, execute_batch
 from scheduler.verification import execute_verification
 
 from .app import app
@@ -25,9 +26,12 @@ def _executor() -> CeleryExecutor:
 
 
 @app.task(name=SOLVE_TASK_NAME, acks_late=True, reject_on_worker_lost=True, ignore_result=True)
-def solve_subproblem(run_id: int, sub_id: int) -> str:
-    """Solve subproblem ``sub_id`` of run ``run_id`` under the run's budget."""
-    return execute_one(open_ledger(), int(sub_id), _executor())
+def solve_subproblems(run_id: int, sub_ids: list[int] | int) -> list[str]:
+    """Solve the subproblems ``sub_ids`` of run ``run_id`` in order, each under the run's
+    budget, handing back the rest after a message's time (one id: a message sent before
+    subproblems travelled together)."""
+    ids = [int(sub_ids)] if isinstance(sub_ids, int) else [int(i) for i in sub_ids]
+    return execute_batch(open_ledger(), int(run_id), ids, _executor())
 
 
 @app.task(name=VERIFY_TASK_NAME, acks_late=True, reject_on_worker_lost=True, ignore_result=True)

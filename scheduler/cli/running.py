@@ -128,23 +128,31 @@ def _report(app: App, ledger, prepared: PreparedRun, run_id: int, show_stats: bo
 @click.pass_obj
 def submit(app: App, request: RunRequest, queue: str | None, wait: bool) -> None:
     """Plan a run and queue its subproblems for Celery workers."""
-    from ..ledger import close_run, stale_pending
+    from ..batches import message_target
+    from ..ledger import close_run, stale_pending, weights_of
+    from ..planning import prepare
     from ..queries import run_summary
     from ..runner import CeleryExecutor
 
     executor = CeleryExecutor(app.broker_url)
     executor.check()
     request = replace(request, options=replace(request.options, queue=queue))
-    ledger, prepared = _prepare(app, request, 8)
+    ledger = app.ledger()  # it must answer before any work
+    prepared = prepare(request, workers=8, defer_estimate=True)
     run_id = prepared.create(ledger, ExecutorKind.CELERY)
     queue_name = prepared.options.queue_name
     pending = stale_pending(ledger, run_id, 0.0)
-    executor.dispatch(run_id, pending, queue_name, ledger)
+    with ledger.engine.connect() as conn:
+        weights = weights_of(conn, pending)
+    messages = executor.dispatch(run_id, pending, queue_name, ledger, weights=weights,
+                                 rate=prepared.seconds_per_weight, target=message_target(prepared.options.task_seconds))
     executor.dispatch_verifications(run_id, open_verifications(ledger, run_id), queue_name, ledger)
     finished = prepared.done_in_planning or close_run(ledger, run_id)  # planning may have counted everything
+    if prepared.estimate_deferred:  # sampled while the workers start on the subproblems
+        prepared.estimate_later(ledger, run_id)
     if app.as_json:
         data: dict[str, Any] = {"run_id": run_id, "status": RunStatus.DONE if finished else RunStatus.RUNNING,
-                                "subproblems": len(pending)}
+                                "subproblems": len(pending), "messages": messages}
         if prepared.estimate is not None:
             data["estimate"] = prepared.estimate.to_json()
         app.echo_json(data)
@@ -159,10 +167,10 @@ def submit(app: App, request: RunRequest, queue: str | None, wait: bool) -> None
             verify = prepared.options.verify
             verified = f" (verifying a random {100 * verify:g}% of the complete ones)" if verify else ""
             n = len(pending)
-            click.echo(f"run {run_id} submitted: {n} subproblem{'' if n == 1 else 's'} on queue {queue_name}"
-                       f"{verified}")
-    if wait:
-        follow(app, ledger, run_id, executor)
+            click.echo(f"run {run_id} submitted: {n} subproblem{'' if n == 1 else 's'} in {messages} "
+                       f"message{'' if messages == 1 else 's'} on queue {queue_name}{verified}")
+    if wait:  # its messages were just sent: the first scheduler round can wait its turn
+        follow(app, ledger, run_id, executor, tick_now=False)
 
 
 def open_verifications(ledger, run_id: int) -> list[int]:
@@ -181,10 +189,12 @@ def outages(executor) -> tuple[type[BaseException], ...]:
     return (OperationalError, *executor.outage_errors)
 
 
-def follow(app: App, ledger, run_id: int, executor=None, interval: float = 0.5, *, progress: bool = True) -> None:
-    """Show progress until the run ends (ticking the scheduler when given an executor),
-    then its headline; exit status 1 unless it is done."""
-    from ..progress import ProgressView
+def follow(app: App, ledger, run_id: int, executor=None, interval: float = 1.0, *, progress: bool = True,
+           tick_now: bool = True) -> None:
+    """Show progress until the run ends (ticking the scheduler when given an executor:
+    at once unless ``tick_now`` is False, then every 5 s), then its headline; exit status
+    1 unless it is done.  Without a progress bar each round asks only the run's status
+    (waiting costs well under 2% of a core)."""
     from ..queries import run_summary
     from ..runner import follow as poll
     from ..runner import tick
@@ -198,9 +208,12 @@ def follow(app: App, ledger, run_id: int, executor=None, interval: float = 0.5, 
                 tick(ledger, executor, run_ids=[run_id])
             except waited_out as exc:  # the workers keep going; the next round catches up
                 click.echo(f"tilecensus: {str(exc).splitlines()[0]}; retrying", err=True)
+    from ..progress import ProgressView
+
     with interruptible(), ProgressView(run_id, enabled=progress and app.progress_shown) as view:
         try:
-            poll(ledger, run_id, view.update, interval=interval, each=each)
+            poll(ledger, run_id, view.update if view.enabled else None, interval=interval, each=each,
+                 each_first=tick_now)
         except Interrupted as exc:
             from ..ledger import get_run
 

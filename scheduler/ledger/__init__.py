@@ -4,7 +4,7 @@ is :mod:`scheduler.db`.
 
 * :mod:`.runs` — create, read, close (exact totals), fail, cancel, interrupt, revive;
   progress (and the status shown of a local run whose process died).
-* :mod:`.subproblems` — a frontier written as pending subproblems.
+* :mod:`.subproblems` — a frontier written as pending subproblems; their weights.
 * :mod:`.leases` — lease subproblems to workers; expire and release leases.
 * :mod:`.results` — record a result exactly once, with its donated frontier, solutions
   and sampled verification, in one transaction.
@@ -18,11 +18,13 @@ from .leases import (
     exchange,
     expire_leases,
     lease_batch,
+    lease_many,
     lease_one,
     mark_queued,
     release_leases,
     run_brief,
     stale_pending,
+    unlease,
 )
 from .results import record, record_results
 from .runs import (
@@ -34,15 +36,18 @@ from .runs import (
     get_run,
     has_open,
     interrupt_run,
+    measured_rate,
     progress,
+    record_estimate,
     revive_run,
     run_spec,
+    run_status,
 )
-from .subproblems import subproblem_rows
+from .subproblems import subproblem_rows, weights_of
 
 __all__ = [
     "Exchange", "Progress", "RunBrief", "brief_of", "cancel_run", "close_run", "create_run", "exchange",
-    "expire_leases", "fail_run", "get_run", "has_open", "interrupt_run", "lease_batch", "lease_one", "mark_queued", "progress",
-    "record", "record_results", "release_leases", "revive_run", "run_brief", "run_spec", "stale_pending",
-    "subproblem_rows",
+    "expire_leases", "fail_run", "get_run", "has_open", "interrupt_run", "lease_batch", "lease_many", "lease_one",
+    "mark_queued", "measured_rate", "progress", "record", "record_estimate", "record_results", "release_leases",
+    "revive_run", "run_brief", "run_spec", "run_status", "stale_pending", "subproblem_rows", "unlease", "weights_of",
 ]

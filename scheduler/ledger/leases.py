@@ -125,6 +125,35 @@ def lease_one(ledger: Ledger, sub_id: int, owner: str) -> tuple[Task, RunBrief] 
         return _task(row), run
 
 
+def lease_many(ledger: Ledger, sub_ids: Sequence[int], owner: str, lease_seconds: float) -> list[Task]:
+    """Lease the leasable ones of these subproblems (a worker's message) in one
+    transaction; the leased, in the order given."""
+    if not sub_ids:
+        return []
+    now = utcnow()
+    ids = list(sub_ids)
+    with ledger.engine.begin() as conn:
+        leased = set(conn.execute(
+            update(SUB).where(SUB.c.id.in_(ids), _LEASABLE)
+            .values(state=SubproblemState.LEASED, lease_owner=owner,
+                    lease_expires=now + dt.timedelta(seconds=lease_seconds), attempts=SUB.c.attempts + 1)
+            .returning(SUB.c.id), {"now": now}).scalars())
+        if not leased:
+            return []
+        rows = {row[0]: row for row in conn.execute(select(*_TASK_COLUMNS).where(SUB.c.id.in_(list(leased))))}
+    return [_task(rows[sub_id]) for sub_id in dict.fromkeys(ids) if sub_id in leased]
+
+
+def unlease(ledger: Ledger, sub_ids: Sequence[int], owner: str) -> None:
+    """Give back leased subproblems not started (a message handed back): pending again."""
+    if not sub_ids:
+        return
+    with ledger.engine.begin() as conn:
+        conn.execute(update(SUB).where(SUB.c.id.in_(list(sub_ids)), SUB.c.lease_owner == owner,
+                                       SUB.c.state == SubproblemState.LEASED)
+                     .values(state=SubproblemState.PENDING, lease_owner=None, lease_expires=None))
+
+
 def brief_of(run_id: int, row) -> RunBrief:
     return RunBrief(run_id, Mode(row.mode), RunOptions.from_json(row.options), row.spec_hash, row.verify_fraction)
 

@@ -12,6 +12,7 @@ from sqlalchemy import Connection, bindparam, func, insert, select, text, update
 from core.problem import Problem
 from core.search import Stats, Subpath
 
+from ..batches import seconds_per_weight
 from ..codec import fraction_parts, path_text
 from ..db import Ledger
 from ..errors import LedgerError
@@ -96,6 +97,15 @@ def _insert_counted(conn: Connection, row: dict[str, Any], outcome: Outcome) -> 
     return run_id
 
 
+def record_estimate(ledger: Ledger, run_id: int, estimate: dict[str, Any], nodes: int) -> None:
+    """Add an estimate made after the run was written (``submit`` samples once its
+    subproblems are queued) to the run's plan statistics, and its node count for the ETA."""
+    with ledger.engine.begin() as conn:
+        stats = conn.execute(select(RUN.c.plan_stats).where(RUN.c.id == run_id)).scalar_one()
+        conn.execute(update(RUN).where(RUN.c.id == run_id)
+                     .values(plan_stats={**(stats or {}), "estimate": estimate}, estimated_nodes=nodes))
+
+
 def get_run(ledger: Ledger, run_id: int) -> Run:
     with ledger.session() as session:
         run = session.get(Run, run_id)
@@ -103,6 +113,28 @@ def get_run(ledger: Ledger, run_id: int) -> Run:
             raise LedgerError(f"no run {run_id} in the ledger {ledger.url}")
         session.expunge(run)
         return run
+
+
+_STATUS = select(RUN.c.status).where(RUN.c.id == bindparam("run_id"))
+_DONE_SO_FAR = select(func.sum(SUB.c.seconds), func.sum(SUB.c.done_f)).where(
+    SUB.c.run_id == bindparam("run_id"), SUB.c.state == SubproblemState.DONE)
+
+
+def measured_rate(ledger: Ledger, run_id: int) -> float | None:
+    """A run's seconds per unit of weight so far (its done subproblems), in one query;
+    None before any weight is done."""
+    with ledger.engine.connect() as conn:
+        seconds, done = conn.execute(_DONE_SO_FAR, {"run_id": run_id}).one()
+    return seconds_per_weight(float(seconds or 0.0), float(done or 0.0))
+
+
+def run_status(ledger: Ledger, run_id: int) -> str:
+    """A run's status, in one small query (what a waiting process polls)."""
+    with ledger.engine.connect() as conn:
+        status = conn.execute(_STATUS, {"run_id": run_id}).scalar()
+    if status is None:
+        raise LedgerError(f"no run {run_id} in the ledger {ledger.url}")
+    return status
 
 
 def run_spec(ledger: Ledger, run_id: int) -> dict:

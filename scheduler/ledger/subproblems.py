@@ -1,10 +1,11 @@
-"""Subproblem rows: a frontier written as pending subproblems of a run."""
+"""Subproblem rows: a frontier written as pending subproblems of a run; their weights."""
 from __future__ import annotations
 
 import datetime as dt
-from typing import Iterable
+from fractions import Fraction
+from typing import Iterable, Sequence
 
-from sqlalchemy import Connection, insert
+from sqlalchemy import Connection, insert, select
 from sqlalchemy.orm import Session
 
 from core.search import Subpath
@@ -42,3 +43,14 @@ def insert_subproblems(conn: Connection | Session, rows: list[dict]) -> list[int
     if not rows:
         return []
     return [r[0] for r in conn.execute(_INSERT_SUBS, rows)]
+
+
+def weights_of(conn: Connection | Session, sub_ids: Sequence[int]) -> list[Fraction]:
+    """The weights of these subproblems, in the order given, in one query (chunked past
+    a thousand ids); an id not in the ledger weighs 0."""
+    found: dict[int, Fraction] = {}
+    for i in range(0, len(sub_ids), 1000):
+        chunk = list(sub_ids[i : i + 1000])
+        rows = conn.execute(select(SUB.c.id, SUB.c.weight_num, SUB.c.weight_den).where(SUB.c.id.in_(chunk)))
+        found.update((sub_id, Fraction(int(num), int(den))) for sub_id, num, den in rows)
+    return [found.get(sub_id, Fraction(0)) for sub_id in sub_ids]

@@ -1,12 +1,37 @@
-"""The Celery app's settings for long batch work, and the task's exactly-once behaviour
-(called directly, no broker)."""
+"""The Celery app's settings for long batch work, the task's exactly-once behaviour, and
+a message of several subproblems (called directly; the sending side records its
+messages instead of reaching a broker)."""
 from __future__ import annotations
+
+from itertools import count
+
+from sqlalchemy import select
 
 from tc_helpers import make_run, states
 from scheduler import ledger as L
+from scheduler.batches import MESSAGE_SECONDS, MOST_PER_MESSAGE
 from scheduler.celery_config import SOLVE_TASK_NAME, VISIBILITY_TIMEOUT
 from scheduler.db import open_ledger
-from scheduler.runner import execute_one
+from scheduler.models import Subproblem
+from scheduler.runner import CeleryExecutor, execute_batch, execute_one
+
+
+class SentMessages(CeleryExecutor):
+    """The real executor (stamping, packing) with its messages kept here, not sent."""
+
+    def __init__(self):
+        super().__init__("redis://127.0.0.1:1/0")  # never connected
+        self.sent: list[tuple[str, list]] = []
+
+    def _send(self, name, messages, queue):
+        self.sent.extend((name, list(args)) for args in messages)
+
+
+def sub_ids(ledger, run_id: int, **where) -> list[int]:
+    with ledger.session() as s:
+        q = select(Subproblem.id).where(Subproblem.run_id == run_id,
+                                        *(getattr(Subproblem, k) == v for k, v in where.items()))
+        return list(s.scalars(q.order_by(Subproblem.id)))
 
 
 def test_app_settings_for_long_batch_work():
@@ -44,3 +69,55 @@ def test_task_of_a_cancelled_run_does_nothing(sqlite_url):
     L.cancel_run(ledger, run_id)
     assert execute_one(ledger, 1, None) == "skipped"
     assert set(states(ledger, run_id)) == {"cancelled"}
+
+
+def test_a_batch_records_each_subproblem_and_closes_the_run(any_url):
+    ledger = open_ledger(any_url)
+    run_id = make_run(ledger, "dominoes-4x5", depth=2, executor="celery")
+    ids = sub_ids(ledger, run_id)
+    assert execute_batch(ledger, run_id, ids, SentMessages()) == ["recorded"] * len(ids)
+    run = L.get_run(ledger, run_id)
+    assert (run.status, run.solutions) == ("done", 95)
+    assert execute_batch(ledger, run_id, ids, None) == ["skipped"] * len(ids)  # delivered again
+
+
+def test_the_rest_is_handed_back_once_the_message_time_has_passed(sqlite_url):
+    ledger = open_ledger(sqlite_url)
+    run_id = make_run(ledger, "dominoes-4x5", depth=2, executor="celery")
+    ids = sub_ids(ledger, run_id)
+    assert len(ids) >= 3
+    ticks = count()
+    clock = lambda: MESSAGE_SECONDS * next(ticks) / 2  # noqa: E731 — half a message's time a look
+    executor = SentMessages()
+    happened = execute_batch(ledger, run_id, ids, executor, clock=clock)
+    assert happened == ["recorded", "recorded"] + ["handed back"] * (len(ids) - 2)
+    sent = [i for name, (run, batch) in executor.sent for i in batch if name == SOLVE_TASK_NAME and run == run_id]
+    assert sent == ids[2:]  # in order, each once, to be taken by whichever worker is free
+    assert states(ledger, run_id) == {"done": 2, "pending": len(ids) - 2}
+    with ledger.session() as s:
+        assert all(s.scalars(select(Subproblem.queued_at).where(Subproblem.id.in_(ids[2:]))))
+
+
+def test_donated_children_are_sent_packed(sqlite_url):
+    ledger = open_ledger(sqlite_url)
+    run_id = make_run(ledger, "dominoes-6x6", depth=0, executor="celery", node_budget=2000)
+    (root,) = sub_ids(ledger, run_id)
+    executor = SentMessages()
+    assert execute_batch(ledger, run_id, [root], executor) == ["recorded"]
+    children = sub_ids(ledger, run_id, parent_id=root)
+    messages = [batch for name, (_, batch) in executor.sent if name == SOLVE_TASK_NAME]
+    assert len(children) > 1
+    assert [i for m in messages for i in m] == children  # every child once, in order
+    assert all(len(m) <= MOST_PER_MESSAGE for m in messages)
+
+
+def test_the_task_takes_one_id_or_a_list(sqlite_url, monkeypatch):
+    from worker.tasks import solve_subproblems
+
+    monkeypatch.setenv("TILECENSUS_DB_URL", sqlite_url)
+    ledger = open_ledger(sqlite_url)
+    run_id = make_run(ledger, "dominoes-4x5", depth=2, executor="celery")
+    first, *rest = sub_ids(ledger, run_id)
+    assert solve_subproblems(run_id, first) == ["recorded"]  # a message sent before batching
+    assert solve_subproblems(run_id, rest) == ["recorded"] * len(rest)
+    assert L.get_run(ledger, run_id).status == "done"

@@ -1,0 +1,65 @@
+"""Several subproblems in one Celery message, sized from an estimate of their time.
+
+A message costs the same whatever it carries (the broker's round trip, the worker's task
+start), so subproblems that take milliseconds travel together.  A message is filled, in
+the order given, until its estimated seconds — each subproblem's weight (its share of
+the tree) times the run's measured seconds per unit of weight — reach a target; a
+subproblem estimated over the target travels alone.  Without an estimate each subproblem
+is a message of its own, as before batching.
+
+The worker that runs a message hands back what it has not started once
+:data:`MESSAGE_SECONDS` (or the run's budget, if shorter) have passed
+(:func:`scheduler.runner.execute_batch`), so an estimate that was too low costs at most
+one message's time of imbalance.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Sequence
+
+#: at most this many subproblems in one message
+MOST_PER_MESSAGE = 64
+#: a message's target time, and the time after which a worker hands back the rest of it
+MESSAGE_SECONDS = 5.0
+
+
+def seconds_per_weight(seconds: float, weight_done: Fraction | float) -> float | None:
+    """The measured time per unit of weight (the whole tree is weight 1): ``seconds``
+    spent finishing ``weight_done``; None when nothing finished (no measure)."""
+    done = float(weight_done)
+    if done <= 0.0 or seconds < 0.0:
+        return None
+    return seconds / done
+
+
+def message_target(budget: float) -> float:
+    """The seconds one message aims at: :data:`MESSAGE_SECONDS`, or a shorter task budget
+    (a message is handed back after that long anyway)."""
+    return min(MESSAGE_SECONDS, budget)
+
+
+def pack(sub_ids: Sequence[int], weights: Sequence[Fraction | float], rate: float | None, target: float,
+         most: int = MOST_PER_MESSAGE) -> list[list[int]]:
+    """The subproblems ``sub_ids`` (with ``weights``, in the same order) as messages:
+    greedy in order, a message closes once its estimated seconds (weight x ``rate``, the
+    seconds per unit of weight) reach ``target`` or it holds ``most``.  ``rate`` None: one
+    subproblem per message."""
+    if len(sub_ids) != len(weights):
+        raise ValueError(f"{len(sub_ids)} subproblems but {len(weights)} weights")
+    if most < 1:
+        raise ValueError("a message holds at least one subproblem")
+    if rate is None:
+        return [[sub_id] for sub_id in sub_ids]
+    messages: list[list[int]] = []
+    current: list[int] = []
+    seconds = 0.0
+    for sub_id, weight in zip(sub_ids, weights):
+        estimated = float(weight) * rate
+        if current and (seconds + estimated > target or len(current) >= most):
+            messages.append(current)
+            current, seconds = [], 0.0
+        current.append(sub_id)
+        seconds += estimated
+    if current:
+        messages.append(current)
+    return messages

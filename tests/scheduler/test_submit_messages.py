@@ -1,0 +1,89 @@
+"""``submit`` sizes its messages from the planning's measure: a problem that takes
+milliseconds is done in planning or goes out as one message (the real Redis; nothing
+consumes the queue).  A scheduler round sends lost subproblems packed the same way."""
+from __future__ import annotations
+
+import json
+
+import pytest
+import redis
+from click.testing import CliRunner
+from sqlalchemy import select
+
+from tc_helpers import make_run
+from scheduler.celery_config import SOLVE_TASK_NAME
+from scheduler.cli import cli
+from scheduler.db import open_ledger
+from scheduler.models import Subproblem
+from scheduler.runner import CeleryExecutor, execute_one, tick
+
+QUEENS = "examples/queens8.dlx"  # 1,199 nodes
+
+
+@pytest.fixture
+def submit(broker_url, sqlite_url, queue, monkeypatch):
+    """Run ``submit`` on a fresh SQLite ledger and the test Redis; the queue is emptied after."""
+    monkeypatch.setenv("TILECENSUS_DB_URL", sqlite_url)
+    monkeypatch.setenv("TILECENSUS_BROKER_URL", broker_url)
+
+    def run(*args: str) -> str:
+        result = CliRunner().invoke(cli, ["submit", *args, "--queue", queue], catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+        return result.output
+
+    yield run
+    redis.Redis.from_url(broker_url).delete(queue)
+
+
+def queued(broker_url: str, queue: str) -> int:
+    return int(redis.Redis.from_url(broker_url).llen(queue))
+
+
+def test_queens_is_done_in_planning(submit, broker_url, queue):
+    data = json.loads(submit(QUEENS, "--json"))
+    assert (data["status"], data["subproblems"], data["messages"]) == ("done", 0, 0)
+    assert queued(broker_url, queue) == 0
+
+
+def test_queens_split_goes_out_as_one_message(submit, broker_url, queue):
+    data = json.loads(submit(QUEENS, "--split-depth", "2", "--json"))
+    assert data["status"] == "running" and data["subproblems"] > 8
+    assert data["messages"] == 1 == queued(broker_url, queue)
+
+
+def test_without_an_estimate_each_subproblem_is_a_message(submit, broker_url, queue):
+    data = json.loads(submit(QUEENS, "--split-depth", "1", "--no-estimate", "--json"))
+    assert data["messages"] == data["subproblems"] == 8 == queued(broker_url, queue)
+
+
+def test_the_text_says_how_many_messages(submit):
+    out = submit(QUEENS, "--split-depth", "2")
+    assert " subproblems in 1 message on queue " in out.splitlines()[-1]
+
+
+class KeptMessages(CeleryExecutor):
+    """The real executor (stamping, packing) with an empty queue and its messages kept here."""
+
+    def __init__(self):
+        super().__init__("redis://127.0.0.1:1/0")  # never connected
+        self.sent: list[list[int]] = []
+
+    def _send(self, name, messages, queue):
+        self.sent.extend(list(args[1]) for args in messages if name == SOLVE_TASK_NAME)
+
+    def queue_size(self, queue):
+        return 0
+
+
+def test_a_scheduler_round_sends_lost_subproblems_packed_at_the_runs_rate(sqlite_url):
+    ledger = open_ledger(sqlite_url)
+    run_id = make_run(ledger, "dominoes-4x5", depth=2, executor="celery")
+    with ledger.session() as s:
+        ids = list(s.scalars(select(Subproblem.id).where(Subproblem.run_id == run_id).order_by(Subproblem.id)))
+    unmeasured = KeptMessages()
+    tick(ledger, unmeasured, grace=0, run_ids=[run_id])  # nothing done yet: no rate, one each
+    assert unmeasured.sent == [[i] for i in ids]
+    assert execute_one(ledger, ids[0], None) == "recorded"  # the run's rate, measured
+    measured = KeptMessages()
+    tick(ledger, measured, grace=0, run_ids=[run_id])
+    assert measured.sent == [ids[1:]]  # milliseconds of work: one message
