@@ -125,7 +125,7 @@ def print_stats(s: dict[str, Any]) -> None:
     click.echo(f"solutions        {s['solutions']:,}")
     click.echo(f"updates          {st.get('updates', 0):,}")
     per_depth = st.get("nodes_per_depth", [])
-    if any(per_depth) or not st.get("nodes"):
+    if node_unit(s) != "states, by levels" and (any(per_depth) or not st.get("nodes")):
         click.echo(f"nodes per depth  {' '.join(str(n) for n in per_depth)}")
     else:  # a level count (--by-levels): its "nodes" are distinct states, with no depth
         click.echo("nodes per depth  none: counted by levels (the nodes are distinct states)")

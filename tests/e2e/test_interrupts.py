@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, cli_env, run_cli
+from processes import process_running as _running
 
 pytestmark = pytest.mark.e2e
 
@@ -39,14 +40,6 @@ def _children(pid: int) -> list[int]:
                 found.append(int(entry.name))
     return found
 
-
-def _running(pid: int) -> bool:
-    """Whether the process exists and is not a zombie (dead, waiting for its reaper)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
 
 
 def _wait_for(predicate, seconds: float) -> bool:

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from processes import process_running as _running
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -131,10 +133,3 @@ def test_a_child_dies_with_its_parent_killed_by_sigkill(use_prctl):
         time.sleep(0.05)
     assert not _running(child)
 
-
-def _running(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
