@@ -78,3 +78,19 @@ def test_auto_counts_what_the_reference_counts(ec, trial_nodes):
         core.kernel.AUTO_TRIAL_NODES = saved
     if solver.counted_by == "levels":
         assert worth_trying(ec) and band(ec) <= AUTO_MAX_BAND
+
+
+@pytest.mark.parametrize("quick, reason", [(10.0, "levels not measured"), (0.0, "levels ")])
+def test_a_unit_the_search_counts_at_once_is_not_measured_by_levels(monkeypatch, quick, reason):
+    """The automatic choice measures levels only where the search takes longer than
+    QUICK_UNIT_SECONDS on one unit; either way the count is the same."""
+    import core.engines as engines
+    from core.solver_options import Method, SolverOptions
+
+    monkeypatch.setattr(engines, "QUICK_UNIT_SECONDS", quick)
+    problem = load("soma")
+    choice = engines.choose_method(problem, SolverOptions(method=Method.AUTO, symmetry=True), whole_count=True)
+    assert reason in choice.reason
+    if quick:  # (with no quick pass, which of the two wins depends on the machine)
+        assert choice.options.method is Method.SEARCH
+    assert choice.solver.count() == 11_520
