@@ -6,19 +6,19 @@ setup(
         Extension(
             "core._kernel",
             sources=["core/_kernel.c"],
-            depends=["core/_interrupt.h"],
+            depends=["core/_interrupt.h", "core/_search_common.h"],
             extra_compile_args=["-O3", "-std=c11", "-Wall", "-Wextra"],
         ),
         Extension(
             "core._bitboard",
             sources=["core/_bitboard.c"],
-            depends=["core/_interrupt.h"],
+            depends=["core/_interrupt.h", "core/_search_common.h"],
             extra_compile_args=["-O3", "-std=c11", "-Wall", "-Wextra"],
         ),
         Extension(
             "core._frontier",
             sources=["core/_frontier.c"],
-            depends=["core/_frontier_levels.h", "core/_interrupt.h"],
+            depends=["core/_frontier_levels.h", "core/_interrupt.h", "core/_search_common.h"],
             extra_compile_args=["-O3", "-std=c11", "-Wall", "-Wextra"],
         ),
     ]

@@ -93,8 +93,8 @@
 #include <time.h>
 
 #include "_interrupt.h"
+#include "_search_common.h"
 
-typedef unsigned __int128 u128;
 typedef uint64_t u64;
 
 enum { ST_DONE = 0, ST_BUDGET = 1, ST_LIMIT = 2 };
@@ -345,19 +345,6 @@ typedef struct {
     int32_t chosen;      /* placement that led here; -1 at the root */
 } Level;
 
-typedef struct { int32_t *v; int64_t n, cap; } Buf;
-
-static int buf_reserve(Buf *b, int64_t extra) {
-    if (b->n + extra <= b->cap) return 0;
-    int64_t cap = b->cap ? b->cap : 4096;
-    while (cap < b->n + extra) cap *= 2;
-    int32_t *v = realloc(b->v, sizeof(int32_t) * (size_t)cap);
-    if (!v) return -1;
-    b->v = v;
-    b->cap = cap;
-    return 0;
-}
-
 typedef struct {
     const Problem *p;
     Level *lv;               /* n_cells + 2 levels: every placement covers a cell */
@@ -379,12 +366,6 @@ typedef struct {
     Buf solutions, frontier;
     int status, oom;
 } Search;
-
-static double now_seconds(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void search_free(Search *s) {
     free(s->lv); free(s->live); free(s->arena.v); free(s->witness); free(s->per_depth);
@@ -701,41 +682,6 @@ static int replay(Search *s, const int32_t *path, int32_t n, int32_t *bad_depth)
     }
     s->base = s->depth;
     return 0;
-}
-
-static PyObject *u128_to_long(u128 v) {
-    PyObject *hi = PyLong_FromUnsignedLongLong((unsigned long long)(v >> 64));
-    PyObject *lo = PyLong_FromUnsignedLongLong((unsigned long long)v);
-    PyObject *sixty_four = PyLong_FromLong(64);
-    PyObject *shifted = (hi && sixty_four) ? PyNumber_Lshift(hi, sixty_four) : NULL;
-    PyObject *out = (shifted && lo) ? PyNumber_Or(shifted, lo) : NULL;
-    Py_XDECREF(hi); Py_XDECREF(lo); Py_XDECREF(sixty_four); Py_XDECREF(shifted);
-    return out;
-}
-
-/* A flattened record buffer as a list of tuples (paths), or of (path, factors). */
-static PyObject *records_to_list(const Buf *b, int with_factors) {
-    PyObject *out = PyList_New(0);
-    if (!out) return NULL;
-    for (int64_t k = 0; k < b->n;) {
-        int32_t len = b->v[k++];
-        PyObject *path = PyTuple_New(len);
-        if (!path) { Py_DECREF(out); return NULL; }
-        for (int32_t j = 0; j < len; j++) PyTuple_SET_ITEM(path, j, PyLong_FromLong(b->v[k++]));
-        PyObject *item = path;
-        if (with_factors) {
-            PyObject *fac = PyTuple_New(len);
-            if (!fac) { Py_DECREF(path); Py_DECREF(out); return NULL; }
-            for (int32_t j = 0; j < len; j++) PyTuple_SET_ITEM(fac, j, PyLong_FromLong(b->v[k++]));
-            item = PyTuple_Pack(2, path, fac);
-            Py_DECREF(path);
-            Py_DECREF(fac);
-            if (!item) { Py_DECREF(out); return NULL; }
-        }
-        if (PyList_Append(out, item)) { Py_DECREF(item); Py_DECREF(out); return NULL; }
-        Py_DECREF(item);
-    }
-    return out;
 }
 
 static PyStructSequence_Field result_fields[] = {

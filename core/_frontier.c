@@ -62,8 +62,8 @@
 #include <time.h>
 
 #include "_interrupt.h"
+#include "_search_common.h"
 
-typedef unsigned __int128 u128;
 
 enum { FR_DONE = 0, FR_DECLINED = 1, FR_NOMEM = 2, FR_OVERFLOW = 3, FR_INTERRUPTED = 4 };
 
@@ -182,12 +182,6 @@ static u128 u128_from(PyObject *lo_list, PyObject *hi_list, Py_ssize_t k) {
     unsigned long long lo = PyLong_AsUnsignedLongLong(PyList_GET_ITEM(lo_list, k));
     unsigned long long hi = PyLong_AsUnsignedLongLong(PyList_GET_ITEM(hi_list, k));
     return ((u128)hi << 64) | (u128)lo;
-}
-
-static double now_seconds(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
 static void layout_free(Layout *lay) {

@@ -111,9 +111,9 @@
 #include <time.h>
 
 #include "_interrupt.h"
+#include "_search_common.h"
 
 typedef uint64_t word_t;
-typedef unsigned __int128 u128;
 typedef uint16_t v16 __attribute__((vector_size(16)));  /* eight uint16 lanes (GCC/Clang) */
 typedef uint64_t v2w __attribute__((vector_size(16)));  /* the same 16 bytes as two words */
 
@@ -421,20 +421,6 @@ typedef struct {
     uint64_t memo_lookups, memo_hits, memo_stores, memo_work;
 } Level;
 
-/* A growable int32 buffer. */
-typedef struct { int32_t *v; int64_t n, cap; } Buf;
-
-static int buf_reserve(Buf *b, int64_t extra) {
-    if (b->n + extra <= b->cap) return 0;
-    int64_t cap = b->cap ? b->cap : 1024;
-    while (cap < b->n + extra) cap *= 2;
-    int32_t *v = realloc(b->v, sizeof(int32_t) * (size_t)cap);
-    if (!v) return -1;
-    b->v = v;
-    b->cap = cap;
-    return 0;
-}
-
 static int buf_push(Buf *b, int32_t x) {
     if (buf_reserve(b, 1)) return -1;
     b->v[b->n++] = x;
@@ -615,12 +601,6 @@ static uint64_t clock_mask_for(int32_t n_options) {
     uint64_t every = 1;
     while (every < 1024 && every * (uint64_t)(n_options > 0 ? n_options : 1) < ((uint64_t)1 << 20)) every <<= 1;
     return every - 1;
-}
-
-static double now_seconds(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 static void search_free(Search *s) {
@@ -1442,41 +1422,6 @@ static int replay(Search *s, const int32_t *path, int32_t n, int32_t *bad_depth)
     }
     s->base = s->depth;
     return 0;
-}
-
-static PyObject *u128_to_long(u128 v) {
-    PyObject *hi = PyLong_FromUnsignedLongLong((unsigned long long)(v >> 64));
-    PyObject *lo = PyLong_FromUnsignedLongLong((unsigned long long)v);
-    PyObject *sixty_four = PyLong_FromLong(64);
-    PyObject *shifted = (hi && sixty_four) ? PyNumber_Lshift(hi, sixty_four) : NULL;
-    PyObject *out = (shifted && lo) ? PyNumber_Or(shifted, lo) : NULL;
-    Py_XDECREF(hi); Py_XDECREF(lo); Py_XDECREF(sixty_four); Py_XDECREF(shifted);
-    return out;
-}
-
-/* Turn a flattened record buffer into a list of tuples (paths), or of (path, factors). */
-static PyObject *records_to_list(const Buf *b, int with_factors) {
-    PyObject *out = PyList_New(0);
-    if (!out) return NULL;
-    for (int64_t k = 0; k < b->n;) {
-        int32_t len = b->v[k++];
-        PyObject *path = PyTuple_New(len);
-        if (!path) { Py_DECREF(out); return NULL; }
-        for (int32_t j = 0; j < len; j++) PyTuple_SET_ITEM(path, j, PyLong_FromLong(b->v[k++]));
-        PyObject *item = path;
-        if (with_factors) {
-            PyObject *fac = PyTuple_New(len);
-            if (!fac) { Py_DECREF(path); Py_DECREF(out); return NULL; }
-            for (int32_t j = 0; j < len; j++) PyTuple_SET_ITEM(fac, j, PyLong_FromLong(b->v[k++]));
-            item = PyTuple_Pack(2, path, fac);
-            Py_DECREF(path);
-            Py_DECREF(fac);
-            if (!item) { Py_DECREF(out); return NULL; }
-        }
-        if (PyList_Append(out, item)) { Py_DECREF(item); Py_DECREF(out); return NULL; }
-        Py_DECREF(item);
-    }
-    return out;
 }
 
 /* What solve() returns: a named structure (core._kernel.Result), read by field name. */

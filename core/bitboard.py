@@ -82,7 +82,7 @@ from typing import Sequence
 from . import _bitboard
 from .exact_cover import ExactCover
 from .pruning import RegionRule
-from .frontier import halves
+from .frontier import halves, hitting_bits
 from .search import COUNT, SolveRequest, SolveResult, Solver, result_of
 
 MAX_CELLS = 128
@@ -210,7 +210,7 @@ def _neighbours(cell_masks: list[int], n_cells: int, region_nb: list[list[int]] 
     """For each cell (bit position): a set of cells that every placement over it also
     covers one of (its board neighbours), and whether that holds (no one-cell placement
     over it).  From the region rule's neighbours when given, else inferred from the
-    placements greedily (a small hitting set, as core/frontier.py does)."""
+    placements greedily (a small hitting set: :func:`core.frontier.hitting_bits`)."""
     over: list[list[int]] = [[] for _ in range(n_cells)]
     for m in cell_masks:
         rest = m
@@ -225,20 +225,9 @@ def _neighbours(cell_masks: list[int], n_cells: int, region_nb: list[list[int]] 
             nb[c] = sum(1 << d for d in region_nb[c]) & ~bit
             ok[c] = all(m & nb[c] for m in over[c])
             continue
-        todo = [m & ~bit for m in over[c]]
-        chosen = 0
-        while todo and all(todo) and chosen.bit_count() < _MOST_NEIGHBOURS:
-            tally: dict[int, int] = {}
-            for m in todo:
-                while m:
-                    low = m & -m
-                    tally[low] = tally.get(low, 0) + 1
-                    m ^= low
-            pick = max(tally, key=lambda b: (tally[b], -b))
-            chosen |= pick
-            todo = [m for m in todo if not m & pick]
-        nb[c] = chosen
-        ok[c] = not todo and chosen != 0
+        picks, missed = hitting_bits([m & ~bit for m in over[c]], _MOST_NEIGHBOURS)
+        nb[c] = sum(picks)
+        ok[c] = not missed and nb[c] != 0
     return nb, ok
 
 
@@ -334,10 +323,6 @@ class BitboardSolver(Solver):
             self._problem,
             *self._root,
             list(path),
-            request.listing,
-            -1 if request.limit is None else max(0, int(request.limit)),
-            -1 if request.node_budget is None else max(0, int(request.node_budget)),
-            -1.0 if request.seconds is None else max(0.0, float(request.seconds)),
-            -1 if request.max_depth is None else max(0, int(request.max_depth)),
+            *request.c_arguments(),
         )
         return result_of(out, path, self.given)

@@ -211,21 +211,29 @@ def _hitting_sets(masks: list[int], leads: set[int], most: int = 6) -> dict[int,
             over[low.bit_length() - 1].append(m)
             rest ^= low
     for x in sorted(leads):
-        todo = [m & ~(1 << x) for m in over[x]]
-        chosen: list[int] = []
-        while todo and len(chosen) < most and all(todo):
-            tally: dict[int, int] = {}
-            for m in todo:
-                while m:
-                    low = m & -m
-                    tally[low] = tally.get(low, 0) + 1
-                    m ^= low
-            best = max(tally, key=lambda bit: (tally[bit], -bit))
-            chosen.append(best.bit_length() - 1)
-            todo = [m for m in todo if not m & best]
-        if not todo:
-            found[x] = chosen
+        picks, missed = hitting_bits([m & ~(1 << x) for m in over[x]], most)
+        if not missed:
+            found[x] = [bit.bit_length() - 1 for bit in picks]
     return found
+
+
+def hitting_bits(masks: list[int], most: int) -> tuple[list[int], list[int]]:
+    """A few bits such that every mask holds one (greedy: the bit in the most masks not
+    yet hit, the lowest on ties; at most ``most``, and none once a mask is empty), and the
+    masks left without one (empty when the bits hit them all)."""
+    todo = list(masks)
+    picks: list[int] = []
+    while todo and len(picks) < most and all(todo):
+        tally: dict[int, int] = {}
+        for m in todo:
+            while m:
+                low = m & -m
+                tally[low] = tally.get(low, 0) + 1
+                m ^= low
+        best = max(tally, key=lambda bit: (tally[bit], -bit))
+        picks.append(best)
+        todo = [m for m in todo if not m & best]
+    return picks, todo
 
 
 def halves(masks) -> tuple[list[int], list[int]]:

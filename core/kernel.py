@@ -178,11 +178,7 @@ class KernelSolver(Solver):
         out = _kernel.solve(
             self._problem,
             list(path),
-            request.listing,
-            -1 if request.limit is None else max(0, int(request.limit)),
-            -1 if request.node_budget is None else max(0, int(request.node_budget)),
-            -1.0 if request.seconds is None else max(0.0, float(request.seconds)),
-            -1 if request.max_depth is None else max(0, int(request.max_depth)),
+            *request.c_arguments(),
             memo_bytes,
             self.given,
         )

@@ -96,6 +96,15 @@ class SolveRequest:
     seconds: float | None = None
     max_depth: int | None = None
 
+    def c_arguments(self) -> tuple[bool, int, int, float, int]:
+        """``(listing, limit, node_budget, seconds, max_depth)`` as the C searches take
+        them: -1 for "none", negative values clamped to 0."""
+        return (self.listing,
+                -1 if self.limit is None else max(0, int(self.limit)),
+                -1 if self.node_budget is None else max(0, int(self.node_budget)),
+                -1.0 if self.seconds is None else max(0.0, float(self.seconds)),
+                -1 if self.max_depth is None else max(0, int(self.max_depth)))
+
     @property
     def budgeted(self) -> bool:
         """Whether a node or time budget may stop the search."""
