@@ -21,5 +21,11 @@ setup(
             depends=["core/_frontier_levels.h", "core/_interrupt.h", "core/_search_common.h"],
             extra_compile_args=["-O3", "-std=c11", "-Wall", "-Wextra"],
         ),
+        Extension(
+            "core.crossword._transfer",
+            sources=["core/crossword/_transfer.c"],
+            depends=["core/_interrupt.h", "core/_search_common.h"],
+            extra_compile_args=["-O3", "-std=c11", "-Wall", "-Wextra"],
+        ),
     ]
 )

@@ -77,6 +77,11 @@ class Engine:
     #: for the engines that search exact covers: a solver of any cover (a restricted
     #: one, for --distinct) with the problem's hints
     cover_solver: Callable[[ExactCover, SearchHints, SolverOptions], Solver] | None = None
+    #: a model's own count by levels (the crossword transfer): ``--by-levels`` picks it
+    #: among the problem's engines, and :func:`choose_method` may
+    counts_by_levels: bool = False
+    #: why this engine cannot count a problem it is listed for (None: it can)
+    refusal: Callable[[Searchable], str | None] | None = None
 
 
 ENGINES: dict[str, Engine] = {}
@@ -128,6 +133,8 @@ def engine_for(problem: Searchable, options: SolverOptions) -> Engine:
     known to be honoured; else a :class:`ProblemError` naming the option."""
     offered = tuple(problem.engines)
     name = options.engine or offered[0]
+    if options.engine is None and options.method is Method.LEVELS:  # a model's own count by levels, if it has one
+        name = next((n for n in offered if n in ENGINES and ENGINES[n].counts_by_levels), name)
     if name not in offered:
         why = problem.engine_refusal(name) or f"the {name} engine cannot search a {problem.kind} problem"
         raise ProblemError(f"{problem.name}: {why} (it offers {_listing(offered)})")
@@ -146,7 +153,11 @@ def engine_for(problem: Searchable, options: SolverOptions) -> Engine:
     if options.distinct and problem.symmetry() is None:
         raise ProblemError(f"{problem.name}: --distinct needs a model with a symmetry group "
                            f"({_listing(sorted(catalog.SYMMETRIC_KINDS))})")
-    if options.method is Method.LEVELS:
+    if engine.refusal is not None:
+        why = engine.refusal(problem)
+        if why is not None:
+            raise ProblemError(f"{problem.name}: {why}")
+    if options.method is Method.LEVELS and not engine.counts_by_levels:
         why = refusal(_cover_of(problem))
         if why is not None:
             raise ProblemError(f"{problem.name}: --by-levels: {why}")
@@ -267,6 +278,9 @@ def choose_method(problem: Searchable, options: SolverOptions, *, whole_count: b
         return MethodChoice(options, solver=solver_for(problem, options))
     searched = replace(options, method=Method.SEARCH)
     engine = engine_for(problem, searched)
+    own_levels = _own_levels_engine(problem)
+    if own_levels is not None and options.engine is None and whole_count and not options.distinct:
+        return _own_levels_or_search(problem, options, own_levels)
     if not whole_count or engine.name != "kernel" or options.distinct or not options.memo:
         return MethodChoice(searched, "search: only a whole count with the kernel, no --distinct or --no-memo, "
                                       "has a choice of method", solver_for(problem, searched))
@@ -301,6 +315,42 @@ def choose_method(problem: Searchable, options: SolverOptions, *, whole_count: b
     chosen = replace(options, method=method)
     return MethodChoice(chosen, f"{method}: on {len(states)} states of the tree {timing}; {notes[0]}",
                         solver if method is Method.SEARCH else solver_for(problem, chosen))
+
+
+#: the search's trial before a model's own count by levels is chosen (seconds): a count
+#: the crossword search finishes in this time is its answer (the transfer's C start-up is
+#: about a millisecond, but building its row patterns in Python takes longer on big grids)
+OWN_TRIAL_SECONDS = 0.05
+
+
+def _own_levels_engine(problem: Searchable) -> Engine | None:
+    """The model's own count-by-levels engine among those the problem offers, or None."""
+    return next((ENGINES[n] for n in problem.engines if n in ENGINES and ENGINES[n].counts_by_levels), None)
+
+
+def _own_levels_or_search(problem: Searchable, options: SolverOptions, levels: Engine) -> MethodChoice:
+    """A model with its own search and its own count by levels (a crossword: the search
+    square by square, the transfer method row by row): the search where it finishes within
+    :data:`OWN_TRIAL_SECONDS`, else the count by levels where that engine can count it.
+
+    Measured on 2026-11-27 (bench/bench_crossword.py): the transfer is faster on every count
+    the search does not finish at once — library entry 57 (13x13, no symmetry) in seconds
+    against 35 minutes — so one short trial of the search decides."""
+    searched = replace(options, method=Method.SEARCH)
+    search = solver_for(problem, searched)
+    why_not = levels.refusal(problem) if levels.refusal is not None else None
+    trial = search.solve((), SolveRequest(seconds=OWN_TRIAL_SECONDS))
+    if trial.complete:
+        return MethodChoice(searched, f"search: it counted everything within its {OWN_TRIAL_SECONDS} s trial", search,
+                            trial)
+    done = float(trial.weight_done)
+    if why_not is not None:
+        return MethodChoice(searched, f"search: its trial finished {done:.0%} of the tree; not the {levels.name} "
+                                      f"method: {why_not}", search)
+    chosen = replace(options, method=Method.LEVELS)
+    return MethodChoice(chosen, f"levels: the {levels.name} method ({levels.summary}); the search's "
+                                f"{OWN_TRIAL_SECONDS} s trial finished {done:.2%} of its tree",
+                        solver_for(problem, chosen))
 
 
 def _levels_or_search(problem: Searchable, options: SolverOptions, search: Solver) -> MethodChoice | None:

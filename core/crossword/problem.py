@@ -13,14 +13,16 @@ from .parse import puzzle_from_spec
 from .render import grid_svg, grid_text, summarise_grids
 from .rules import violation
 from .search import CrosswordSolver
+from .transfer_solver import TransferSolver
+from .transfer_solver import refusal as transfer_refusal
 
 class CrosswordProblem(Problem):
     """Rebuild crossword grids from their clue numbers, or count every legal grid."""
 
     kind = "crossword"
-    #: one Python search (its own reference; core/crossword/transfer.py counts the same
-    #: grids another way)
-    engines = ("crossword",)
+    #: the Python search (lists and counts), and the transfer method in C (counts only:
+    #: row by row, core/crossword/transfer_solver.py; --by-levels or chosen automatically)
+    engines = ("crossword", "transfer")
 
     def __init__(self, spec: dict[str, Any], name: str | None = None):
         super().__init__(spec, name)
@@ -98,3 +100,12 @@ def _crossword_solver(problem: Problem, options: SolverOptions) -> CrosswordSolv
 
 register_engine(Engine("crossword", "the crossword search: square by square, numbers and rules checked as it goes "
                        "(Python)", frozenset(), _crossword_solver))
+
+
+def _transfer_solver(problem: Problem, options: SolverOptions) -> TransferSolver:
+    return TransferSolver(problem.puzzle)  # type: ignore[attr-defined]
+
+
+register_engine(Engine("transfer", "the crossword transfer method: row by row, equal states merged, counts only (C)",
+                       frozenset({"method"}), _transfer_solver, counts_by_levels=True,
+                       refusal=lambda problem: transfer_refusal(problem.puzzle)))  # type: ignore[attr-defined]

@@ -208,6 +208,27 @@ class TransferCounter:
             self._cands[key] = [p for p in self._allowed(r) if p & must == must]
         return self._cands[key]
 
+    # -- what the C count takes ------------------------------------------------------------------
+    def top_rows(self) -> int:
+        """The rows a state is built from: every row, or (folded) the top half."""
+        return self.R if self.fold is None else self.R // 2
+
+    def c_arguments(self, prefix: Sequence[int] = ()) -> tuple:
+        """The arguments of ``core.crossword._transfer.count`` before its budgets: the
+        rules, the fold (0 none, 1 same, 2 reverse), the clue string, each row's allowed
+        patterns (folded: the top half and the middle row), and the numbered-square givens
+        per row; ``prefix``: patterns the first rows are fixed to (a path of the solver)."""
+        rows = self.R if self.fold is None else self.R // 2 + self.R % 2
+        pats = [list(self._allowed(r)) for r in range(rows)]
+        for r, p in enumerate(prefix):
+            pats[r] = [p] if p in pats[r] else []
+        exact = [-1 if e is None else e for e, _ in self.numbers]
+        need = [n for _, n in self.numbers]
+        fold = {None: 0, "same": 1, "reverse": 2}[self.fold]
+        clues = None if self.clues is None else self.clues.encode("ascii")
+        return (self.R, self.C, self.L, int(self.checked), int(self.connected), int(self.nbl), fold, clues,
+                pats, exact, need)
+
     # -- one row ---------------------------------------------------------------------------------
     def row_letters(self, r: int, row: int, above: int, below: int) -> tuple[str, int] | None:
         """The letters of row r, or None when they break its numbered-square givens."""
