@@ -12,9 +12,12 @@ children of the node it was counting as the frontier (the work of the stopped co
 lost: one budget at most).  A node whose every top row is fixed is a leaf.
 
 It only counts: listing grids is the search's job (:mod:`core.crossword.search`).
-Symmetries: the five kinds :data:`core.crossword.transfer.SUPPORTED` builds row by row;
-the square kinds (diagonal, anti-diagonal, quarter-turn, full) are the search's
-(:func:`refusal` says so, and the automatic choice never picks the transfer for them).
+Symmetries: the five kinds :data:`core.crossword.transfer.SUPPORTED` are built row by
+row in C; the square kinds (diagonal, anti-diagonal, quarter-turn, full) layer by layer
+from the outside in (:mod:`core.crossword.peel`, Python; the tree's children are the
+patterns of the first layers), for whole counts only: with a clue string, ``start`` or
+numbered squares they are the search's (:func:`refusal` says why, and the automatic
+choice never picks the transfer where it cannot count).
 """
 from __future__ import annotations
 
@@ -24,7 +27,7 @@ from typing import Sequence
 
 from ..errors import PathError, ProblemError
 from ..search import COUNT, Path, SolveRequest, SolveResult, Solver, Stats, Subpath, weight_of
-from . import _transfer
+from . import _transfer, peel
 from .puzzle import Puzzle
 from .transfer import SUPPORTED, TransferCounter
 
@@ -35,17 +38,19 @@ LISTING_REFUSAL = ("the transfer method counts grids without listing them; list 
 
 def refusal(puzzle: Puzzle) -> str | None:
     """Why the transfer cannot count ``puzzle``, or None."""
-    if puzzle.symmetry not in SUPPORTED:
-        return (f"the transfer method builds grids row by row and does not count {puzzle.symmetry} symmetry "
-                f"(it counts {', '.join(SUPPORTED)}); the search does")
-    return None
+    if puzzle.symmetry in SUPPORTED:
+        return None
+    return peel.refusal(puzzle)
 
 
 def c_count(puzzle: Puzzle, fixed: Sequence[bool | None] | None = None) -> int:
     """The number of grids of ``puzzle`` by the C transfer count (the contract of
-    :func:`core.crossword.transfer.count`)."""
-    got = _transfer.count(*TransferCounter(puzzle, fixed).c_arguments(), -1.0, -1)
-    return got[0]
+    :func:`core.crossword.transfer.count`); past 2^128 grids, by the Python reference."""
+    counter = TransferCounter(puzzle, fixed)
+    try:
+        return _transfer.count(*counter.c_arguments(), -1.0, -1)[0]
+    except OverflowError:
+        return counter.count()
 
 
 class TransferSolver(Solver):
@@ -57,8 +62,13 @@ class TransferSolver(Solver):
         if why is not None:
             raise ProblemError(why)
         self.puzzle = puzzle
-        self.counter = TransferCounter(puzzle)
-        self.depth = self.counter.top_rows()
+        self.peeled = puzzle.symmetry not in SUPPORTED
+        if self.peeled:
+            self.peeler = peel.PeelCounter(puzzle)
+            self.depth = self.peeler.layers
+        else:
+            self.counter = TransferCounter(puzzle)
+            self.depth = self.counter.top_rows()
         self._children: dict[tuple[int, ...], list[int]] = {}
 
     # -- the tree -----------------------------------------------------------------------------
@@ -69,7 +79,8 @@ class TransferSolver(Solver):
             return []
         got = self._children.get(rows)
         if got is None:
-            got = self._children[rows] = self.counter.candidates(r, self._must(rows))
+            got = self._children[rows] = (self.peeler.children(rows) if self.peeled else
+                                          self.counter.candidates(r, self._must(rows)))
         return got
 
     def _must(self, rows: tuple[int, ...]) -> int:
@@ -97,7 +108,18 @@ class TransferSolver(Solver):
     # -- counting -------------------------------------------------------------------------------
     def _count(self, rows: tuple[int, ...], seconds: float, transitions: int) -> tuple[int | None, int, int]:
         """(count or None when stopped, most states, transitions) of the node with ``rows``."""
-        got, states, done, _ = _transfer.count(*self.counter.c_arguments(rows), seconds, transitions)
+        if self.peeled:
+            deadline = None if seconds < 0 else time.perf_counter() + seconds
+            got = self.peeler.count_within(rows, deadline, None if transitions < 0 else transitions)
+            return got, self.peeler.max_states, self.peeler.done
+        try:
+            got, states, done, _ = _transfer.count(*self.counter.c_arguments(rows), seconds, transitions)
+        except OverflowError:  # past 2^128 grids: the Python reference counts in Python ints
+            fixed: list[bool | None] = [None] * (self.counter.R * self.counter.C)
+            for r, row in enumerate(rows):
+                for c in range(self.counter.C):
+                    fixed[r * self.counter.C + c] = not row >> c & 1
+            return TransferCounter(self.puzzle, fixed).count(), 0, 0
         return got, states, done
 
     def solve(self, path: Sequence[int] = (), request: SolveRequest = COUNT) -> SolveResult:

@@ -1,0 +1,143 @@
+"""The C transfer count (core/crossword/_transfer.c) against its pure-Python reference
+(core/crossword/transfer.py), and the transfer Solver's contract (core/crossword/
+transfer_solver.py): splits and budgets partition the count exactly, listing is refused.
+
+Self-contained (only ``core`` is imported), so the AddressSanitizer test runs it too.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from core.crossword import Grid, Puzzle, Rules
+from core.crossword import _transfer
+from core.crossword import symmetry as sym
+from core.crossword.transfer import SUPPORTED, TransferCounter, count
+from core.crossword.transfer_solver import TransferSolver, c_count
+from core.errors import PathError, ProblemError
+from core.search import SolveRequest
+
+SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+rules_st = st.builds(Rules, st.integers(1, 4), st.booleans(), st.booleans(), st.booleans())
+
+
+def random_puzzle(data, R: int, C: int, kind: str, rules: Rules) -> tuple[Puzzle, list[bool | None]]:
+    """A puzzle with the clue string of a random symmetric grid (legal or not, sometimes
+    none), maybe its start or numbered squares, and some squares fixed at random."""
+    orbits = sorted(set(sym.orbits(kind, R, C)))
+    bits = data.draw(st.lists(st.booleans(), min_size=len(orbits), max_size=len(orbits)))
+    black = [False] * (R * C)
+    for b, orb in zip(bits, orbits):
+        for q in orb:
+            black[q] = b
+    g = Grid(R, C, tuple(black))
+    what = data.draw(st.sampled_from(["none", "clues", "start", "numbered"]))
+    first = g.first_square()
+    start = first if what == "start" and first and all(black[:first - 1]) else None
+    numbered = None
+    if what == "numbered":
+        nums = {n.row * C + n.col for n in g.numbering()}
+        numbered = tuple(q in nums for q in range(R * C))
+    clues = None if what == "none" else g.clue_string()
+    pz = Puzzle.build(R, C, rules=rules, symmetry=kind, clues=clues, start=start, numbered=numbered)
+    fixed: list[bool | None] = [None] * (R * C)
+    for q in data.draw(st.lists(st.integers(0, R * C - 1), max_size=3)):
+        fixed[q] = data.draw(st.booleans())
+    return pz, fixed
+
+
+@SETTINGS
+@given(st.integers(1, 7), st.integers(1, 7), st.sampled_from(sorted(SUPPORTED)), rules_st, st.data())
+def test_c_count_equals_the_python_reference(R, C, kind, rules, data):
+    if min(R, C) < rules.min_word or R * C > 36:
+        return
+    pz, fixed = random_puzzle(data, R, C, kind, rules)
+    assert c_count(pz, fixed) == count(pz, fixed)
+
+
+@pytest.mark.parametrize("R,C,kind", [(9, 9, "rotational"), (9, 9, "left-right"), (7, 7, "none"), (9, 9, "three-way"),
+                                      (8, 9, "up-down")])
+def test_c_count_equals_the_python_reference_on_whole_sizes(R, C, kind):
+    pz = Puzzle.build(R, C, symmetry=kind)
+    assert c_count(pz) == count(pz)
+
+
+def test_counts_past_64_bits_are_exact_and_past_128_bits_never_wrap():
+    """Three columns and every rule off: 8 rows a row, 8^R grids."""
+    loose = Rules(1, False, False, False)
+    pz = Puzzle.build(42, 3, rules=loose)  # 2^126
+    assert c_count(pz) == count(pz) == 8 ** 42
+    big = Puzzle.build(50, 3, rules=loose)  # 2^150: the C count refuses, the reference counts
+    with pytest.raises(OverflowError):
+        _transfer.count(*TransferCounter(big).c_arguments(), -1.0, -1)
+    assert c_count(big) == 8 ** 50
+    assert TransferSolver(big).count() == 8 ** 50
+
+
+def test_sixty_four_columns():
+    """Rows all black or all white (the patterns handed in), every rule off: 2^3 grids;
+    connected: the white rows must touch (5 of the 8); the top bit is a column like any."""
+    full = (1 << 64) - 1
+    args = [3, 64, 2, 0, 0, 0, 0, None, [[0, full]] * 3, [-1] * 3, [0] * 3, -1.0, -1]
+    assert _transfer.count(*args)[0] == 8
+    args[4] = 1
+    assert _transfer.count(*args)[0] == 7  # all but white, black, white
+    args[8] = [[1 << 63]] * 3
+    assert _transfer.count(*args)[0] == 1
+
+
+# -- the solver's contract ---------------------------------------------------------------------------
+SOLVER_CASES = [(7, 7, "none"), (9, 9, "rotational"), (8, 8, "up-down"), (9, 9, "three-way"), (9, 9, "left-right")]
+
+
+@pytest.mark.parametrize("R,C,kind", SOLVER_CASES)
+@pytest.mark.parametrize("depth", [1, 2, 3])
+def test_a_split_partitions_the_count(R, C, kind, depth):
+    solver = TransferSolver(Puzzle.build(R, C, symmetry=kind))
+    whole = solver.count()
+    frontier = solver.split(depth)
+    assert sum(s.weight for s in frontier) == 1
+    assert all(len(s.path) <= depth for s in frontier)
+    assert sum(solver.count(s.path) for s in frontier) == whole
+
+
+@pytest.mark.parametrize("R,C,kind", SOLVER_CASES)
+@pytest.mark.parametrize("budget", [1, 500, 5_000])
+def test_a_node_budget_hands_back_an_exact_frontier(R, C, kind, budget):
+    solver = TransferSolver(Puzzle.build(R, C, symmetry=kind))
+    whole = solver.count()
+    result = solver.solve((), SolveRequest(node_budget=budget))
+    assert result.weight_done + sum((s.weight for s in result.frontier), Fraction(0)) == 1
+    assert result.count + sum(solver.count(s.path) for s in result.frontier) == whole
+    assert result.complete == (result.stopped_by is None)
+
+
+def test_a_time_budget_hands_back_its_children():
+    solver = TransferSolver(Puzzle.build(9, 9, symmetry="rotational"))
+    result = solver.solve((), SolveRequest(seconds=0.0))
+    assert result.count + sum(solver.count(s.path) for s in result.frontier) == 31_187
+
+
+def test_paths_name_rows_and_bad_paths_raise():
+    solver = TransferSolver(Puzzle.build(7, 7))
+    kids = solver.children(())
+    assert solver.solve((0,)).weight == Fraction(1, len(kids))
+    with pytest.raises(PathError):
+        solver.solve((len(kids),))
+    with pytest.raises(PathError):
+        solver.solve((0,) * 8)
+
+
+def test_listing_is_refused_with_a_pointer_to_the_search():
+    solver = TransferSolver(Puzzle.build(5, 5))
+    for request in (SolveRequest(listing=True), SolveRequest(limit=3)):
+        with pytest.raises(ProblemError, match="search"):
+            solver.solve((), request)
+
+
+def test_clue_strings_with_square_symmetry_are_refused():
+    with pytest.raises(ProblemError, match="search"):
+        TransferSolver(Puzzle.build(5, 5, symmetry="diagonal", clues="ZZZ"))
