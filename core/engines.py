@@ -318,9 +318,13 @@ def choose_method(problem: Searchable, options: SolverOptions, *, whole_count: b
 
 
 #: the search's trial before a model's own count by levels is chosen (seconds): a count
-#: the crossword search finishes in this time is its answer (the transfer's C start-up is
-#: about a millisecond, but building its row patterns in Python takes longer on big grids)
+#: the crossword search finishes in this time is its answer
 OWN_TRIAL_SECONDS = 0.05
+#: a search whose trial's share of the tree puts the whole count under this (seconds) is
+#: let finish: the count by levels could not save more
+OWN_SEARCH_SECONDS = 0.5
+#: the count by levels' own trial: one that ends within it is the answer
+OWN_LEVELS_TRIAL_SECONDS = 0.2
 
 
 def _own_levels_engine(problem: Searchable) -> Engine | None:
@@ -330,27 +334,42 @@ def _own_levels_engine(problem: Searchable) -> Engine | None:
 
 def _own_levels_or_search(problem: Searchable, options: SolverOptions, levels: Engine) -> MethodChoice:
     """A model with its own search and its own count by levels (a crossword: the search
-    square by square, the transfer method row by row): the search where it finishes within
-    :data:`OWN_TRIAL_SECONDS`, else the count by levels where that engine can count it.
+    square by square, the transfer method row by row or layer by layer):
 
-    Measured on 2026-11-27 (bench/bench_crossword.py): the transfer is faster on every count
-    the search does not finish at once — library entry 57 (13x13, no symmetry) in seconds
-    against 35 minutes — so one short trial of the search decides."""
+    1. the search runs :data:`OWN_TRIAL_SECONDS`: a count that ends there is the answer;
+    2. a search whose trial's share of its tree puts the whole under
+       :data:`OWN_SEARCH_SECONDS` is let finish, and so is one the count by levels cannot
+       take on (its engine's refusal is the reason given);
+    3. otherwise the count by levels: it runs :data:`OWN_LEVELS_TRIAL_SECONDS`, and a count
+       that ends there is the answer.
+
+    Measured on 2026-11-27 (bench/bench_crossword.py): the transfer is faster on every
+    count the search does not finish at once — library entry 57 (13x13, no symmetry) in
+    seconds against 35 minutes — so short trials decide."""
     searched = replace(options, method=Method.SEARCH)
     search = solver_for(problem, searched)
-    why_not = levels.refusal(problem) if levels.refusal is not None else None
     trial = search.solve((), SolveRequest(seconds=OWN_TRIAL_SECONDS))
     if trial.complete:
         return MethodChoice(searched, f"search: it counted everything within its {OWN_TRIAL_SECONDS} s trial", search,
                             trial)
     done = float(trial.weight_done)
+    left = trial.stats.seconds / done if done > 0 else float("inf")
+    if left < OWN_SEARCH_SECONDS:
+        return MethodChoice(searched, f"search: its {OWN_TRIAL_SECONDS} s trial finished {done:.0%} of its tree "
+                                      f"(about {left:.2g} s in all)", search)
+    why_not = levels.refusal(problem) if levels.refusal is not None else None
     if why_not is not None:
-        return MethodChoice(searched, f"search: its trial finished {done:.0%} of the tree; not the {levels.name} "
+        return MethodChoice(searched, f"search: its trial finished {done:.2%} of its tree; not the {levels.name} "
                                       f"method: {why_not}", search)
     chosen = replace(options, method=Method.LEVELS)
-    return MethodChoice(chosen, f"levels: the {levels.name} method ({levels.summary}); the search's "
-                                f"{OWN_TRIAL_SECONDS} s trial finished {done:.2%} of its tree",
-                        solver_for(problem, chosen))
+    by_levels = solver_for(problem, chosen)
+    levels_trial = by_levels.solve((), SolveRequest(seconds=OWN_LEVELS_TRIAL_SECONDS))
+    note = (f"levels: the {levels.name} method ({levels.summary}); the search's {OWN_TRIAL_SECONDS} s trial "
+            f"finished {done:.2%} of its tree")
+    if levels_trial.complete:
+        return MethodChoice(chosen, f"{note}, the {levels.name} method counted everything in "
+                                    f"{levels_trial.stats.seconds:.2g} s", by_levels, levels_trial)
+    return MethodChoice(chosen, note, by_levels)
 
 
 def _levels_or_search(problem: Searchable, options: SolverOptions, search: Solver) -> MethodChoice | None:

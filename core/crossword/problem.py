@@ -106,6 +106,7 @@ def _transfer_solver(problem: Problem, options: SolverOptions) -> TransferSolver
     return TransferSolver(problem.puzzle)  # type: ignore[attr-defined]
 
 
-register_engine(Engine("transfer", "the crossword transfer method: row by row, equal states merged, counts only (C)",
+register_engine(Engine("transfer", "the crossword transfer method, counts only: row by row in C (square "
+                       "symmetries: layer by layer, in Python), equal states merged",
                        frozenset({"method"}), _transfer_solver, counts_by_levels=True,
                        refusal=lambda problem: transfer_refusal(problem.puzzle)))  # type: ignore[attr-defined]
