@@ -324,7 +324,14 @@ OWN_TRIAL_SECONDS = 0.05
 #: let finish: the count by levels could not save more
 OWN_SEARCH_SECONDS = 0.5
 #: the count by levels' own trial: one that ends within it is the answer
-OWN_LEVELS_TRIAL_SECONDS = 0.2
+OWN_LEVELS_TRIAL_SECONDS = 1.0
+#: past its trial, the count by levels is chosen where the search's trial puts the whole
+#: search past this (seconds); else the search is kept: a clue string prunes the search
+#: where it swells the transfer's states (a 21x21 rotational Sunday: the transfer in C
+#: took 49-92 s, the search well under a second).  The search's figure is its trial's
+#: time over the share of the tree it finished, which undershoots on crossword trees
+#: (library entry 57: 7.3 s predicted, 35 minutes taken), hence a low bar
+OWN_SEARCH_SLOW = 5.0
 
 
 def _own_levels_engine(problem: Searchable) -> Engine | None:
@@ -340,8 +347,11 @@ def _own_levels_or_search(problem: Searchable, options: SolverOptions, levels: E
     2. a search whose trial's share of its tree puts the whole under
        :data:`OWN_SEARCH_SECONDS` is let finish, and so is one the count by levels cannot
        take on (its engine's refusal is the reason given);
-    3. otherwise the count by levels: it runs :data:`OWN_LEVELS_TRIAL_SECONDS`, and a count
-       that ends there is the answer.
+    3. otherwise the count by levels runs :data:`OWN_LEVELS_TRIAL_SECONDS`: a count that
+       ends there is the answer;
+    4. past both trials, the count by levels where the search's trial puts the search past
+       :data:`OWN_SEARCH_SLOW` (every grid of a size: the search visits each), else the
+       search.
 
     Measured on 2026-11-27 (bench/bench_crossword.py): the transfer is faster on every
     count the search does not finish at once — library entry 57 (13x13, no symmetry) in
@@ -369,7 +379,10 @@ def _own_levels_or_search(problem: Searchable, options: SolverOptions, levels: E
     if levels_trial.complete:
         return MethodChoice(chosen, f"{note}, the {levels.name} method counted everything in "
                                     f"{levels_trial.stats.seconds:.2g} s", by_levels, levels_trial)
-    return MethodChoice(chosen, note, by_levels)
+    if left < OWN_SEARCH_SLOW:
+        return MethodChoice(searched, f"search: its {OWN_TRIAL_SECONDS} s trial puts it at about {left:.3g} s; the "
+                                      f"{levels.name} method did not end within {OWN_LEVELS_TRIAL_SECONDS} s", search)
+    return MethodChoice(chosen, f"{note} (about {left:.3g} s in all)", by_levels)
 
 
 def _levels_or_search(problem: Searchable, options: SolverOptions, search: Solver) -> MethodChoice | None:

@@ -1,4 +1,5 @@
-"""The kernel's property tests (search and level count), the bitboard engine's and the interrupt tests again, with the C code built
+"""The kernel's property tests (search and level count), the bitboard engine's, the crossword transfer count's
+and the interrupt tests again, with the C code built
 under AddressSanitizer, so a memory error fails CI instead of a user's run."""
 from __future__ import annotations
 
@@ -38,12 +39,21 @@ def test_kernel_property_tests_pass_under_address_sanitizer(tmp_path):
             ],
             check=True,
         )
+    subprocess.run(  # the crossword transfer count
+        [
+            "gcc", "-shared", "-fPIC", "-std=c11", "-O1", "-g", "-Wall", "-Wextra", "-Werror",
+            "-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-fno-sanitize-recover=all",
+            f"-I{include}", str(pkg / "crossword" / "_transfer.c"), "-o", str(pkg / "crossword" / f"_transfer{suffix}"),
+        ],
+        check=True,
+    )
     tests = tmp_path / "tests"
     tests.mkdir()
     shutil.copy(ROOT / "tests" / "core" / "test_kernel_properties.py", tests)
     shutil.copy(ROOT / "tests" / "core" / "test_frontier_properties.py", tests)
     shutil.copy(ROOT / "tests" / "core" / "test_bitboard.py", tests)
     shutil.copy(ROOT / "tests" / "core" / "test_kernel_interrupts.py", tests)
+    shutil.copy(ROOT / "tests" / "core" / "test_crossword_transfer_c.py", tests)
     env = dict(os.environ)
     env.update(
         PYTHONPATH=str(tmp_path),

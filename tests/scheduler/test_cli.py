@@ -197,8 +197,11 @@ def test_by_levels_refuses_what_it_cannot_count(tc):
     assert "kernel engine" in tc("solve", "dominoes-4x4", "--by-levels", "--all", code=2).output
     assert "kernel engine" in tc("solve", "dominoes-4x4", "--by-levels", "--engine", "reference", code=2).output
     assert "reaches further" in tc("solve", "sudoku-9x9-seed", "--by-levels", code=2).output
-    out = tc("solve", "crossword-23", "--by-levels", code=2).output
+    out = tc("solve", "crossword-23", "--by-levels", "--all", code=2).output  # the transfer counts only
     assert out.startswith("tilecensus: ") and out.count("\n") == 1
+    # a square symmetry: the transfer counts whole grids layer by layer
+    out = tc("solve", "crossword-all-5x5-diagonal", "--by-levels", code=0).output
+    assert "26 solutions" in out
 
 
 def test_a_level_count_says_why_in_place_of_the_estimate():
