@@ -6,7 +6,9 @@ and 130 s; the entries the seed did not count (21, 54, 57); counting every 7x7, 
 11x11 grid with 180-degree symmetry.  Each count is checked against the library's data
 where it has one.  Run: ``.venv/bin/python bench/bench_crossword.py [--method M]``.
 Prints one line per case and method: count, nodes or states, seconds (best of
-``--repeat``).  The search is skipped where it takes half an hour or more (entry 57,
+``--repeat``).  ``bench_crossword.py counting`` times the transfer in C against its Python
+reference side by side, and ``counting --plan 15x15 --depth 2`` plans every grid of a size
+as a distributed run (subproblems, sampled times, ETA).  The search is skipped where it takes half an hour or more (entry 57,
 11x11) unless ``--long``."""
 from __future__ import annotations
 
@@ -100,5 +102,101 @@ def main() -> None:
             print(f"{name:32s} {method:8s} count {count:>12,}  {size}  {best:8.3f} s", flush=True)
 
 
+# -- the transfer method: C against the Python reference, and the planned big counts ----------
+#: name, puzzle, expected count; every one counted by the C transfer and its Python reference
+COUNTING_CASES = [
+    ("library 57 (13x13 no symmetry)", lambda: library_puzzle(57), library_count(57)),
+    ("library 21 (17x17 left-right)", lambda: library_puzzle(21), library_count(21)),
+    ("library 23 (15x15 rotational)", lambda: library_puzzle(23), library_count(23)),
+    ("library 20 (14x14 rotational)", lambda: library_puzzle(20), library_count(20)),
+    ("library 54 (9x9 no symmetry)", lambda: library_puzzle(54), library_count(54)),
+    ("all 9x9 rotational grids", lambda: all_grids(9, "rotational"), ALL_GRID_COUNTS.get((9, 9, "rotational"))),
+    ("all 11x11 rotational grids", lambda: all_grids(11, "rotational"), ALL_GRID_COUNTS.get((11, 11, "rotational"))),
+    ("all 9x9 left-right grids", lambda: all_grids(9, "left-right"), ALL_GRID_COUNTS.get((9, 9, "left-right"))),
+]
+#: the square kinds (the layer build, Python only): name, puzzle
+SQUARE_CASES = [(f"all {n}x{n} {kind} grids", lambda n=n, kind=kind: all_grids(n, kind))
+                for n, kind in ((13, "full"), (13, "quarter-turn"), (15, "full"), (9, "diagonal"), (11, "diagonal"))]
+
+
+def bench_counting(repeat: int) -> None:
+    """The C transfer count against the Python reference, side by side (best of
+    ``repeat``; one run where the reference takes more than a few seconds)."""
+    from core.crossword.peel import count as peel_count
+    from core.crossword.transfer_solver import c_count
+
+    print(f"{'case':34s} {'count':>14s} {'C s':>9s} {'Python s':>9s} {'ratio':>7s}", flush=True)
+    for name, make, expected in COUNTING_CASES:
+        pz = make()
+        c_best = py_best = None
+        got = None
+        for i in range(repeat):
+            t = time.perf_counter()
+            got = c_count(pz)
+            dt = time.perf_counter() - t
+            c_best = dt if c_best is None else min(c_best, dt)
+            t = time.perf_counter()
+            ref = TransferCounter(pz).count()
+            dt = time.perf_counter() - t
+            py_best = dt if py_best is None else min(py_best, dt)
+            if got != ref or (expected is not None and got != expected):
+                raise SystemExit(f"{name}: C {got}, Python {ref}, expected {expected}")
+            if py_best > 3:
+                break
+        print(f"{name:34s} {got:>14,} {c_best:9.3f} {py_best:9.3f} {py_best / c_best:6.1f}x", flush=True)
+    for name, make in SQUARE_CASES:
+        t = time.perf_counter()
+        got = peel_count(make())
+        print(f"{name:34s} {got:>14,} {'-':>9s} {time.perf_counter() - t:9.3f}  (layer build, Python)", flush=True)
+
+
+def plan_all_grids(n: int, kind: str, depth: int, sample: int, workers: int, seed: int = 0) -> None:
+    """The plan of counting every n x n grid as a distributed run: the transfer tree split
+    at ``depth`` (first rows), a random sample of its subproblems counted here, and the
+    whole run's time from their mean (an estimate: the subproblems differ in size)."""
+    import random
+
+    from core.crossword.transfer_solver import TransferSolver
+
+    solver = TransferSolver(all_grids(n, kind))
+    t = time.perf_counter()
+    frontier = solver.split(depth)
+    split_s = time.perf_counter() - t
+    rng = random.Random(seed)
+    picked = rng.sample(frontier, min(sample, len(frontier)))
+    times, counts = [], []
+    for sub in picked:
+        t = time.perf_counter()
+        counts.append(solver.count(sub.path))
+        times.append(time.perf_counter() - t)
+    mean = sum(times) / len(times)
+    total = mean * len(frontier)
+    weight = sum(float(s.weight) for s in picked)
+    share = sum(counts) / weight if weight else 0.0
+    print(f"all {n}x{n} {kind}: {len(frontier):,} subproblems at depth {depth} (split in {split_s:.1f} s); "
+          f"{len(picked)} sampled: mean {mean:.2f} s, max {max(times):.2f} s; "
+          f"about {total / 3600:.2f} core-hours, {total / 3600 / workers:.2f} h on {workers} workers; "
+          f"count about {share:.3g} (weighted by the sample)", flush=True)
+
+
+def main_counting(argv: list[str]) -> None:
+    ap = argparse.ArgumentParser(description="the transfer method: C against Python, and planned big counts")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--plan", metavar="NxN[-KIND]", help="plan every grid of a size as a distributed run")
+    ap.add_argument("--depth", type=int, default=1)
+    ap.add_argument("--sample", type=int, default=8)
+    ap.add_argument("--workers", type=int, default=2)
+    args = ap.parse_args(argv)
+    if args.plan:
+        size, _, kind = args.plan.partition("-")
+        n = int(size.split("x")[0])
+        plan_all_grids(n, kind or "none", args.depth, args.sample, args.workers)
+        return
+    bench_counting(args.repeat)
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["counting"]:
+        main_counting(sys.argv[2:])
+    else:
+        main()
