@@ -22,7 +22,6 @@ choice never picks the transfer where it cannot count).
 from __future__ import annotations
 
 import time
-from fractions import Fraction
 from typing import Sequence
 
 from ..errors import PathError, ProblemError
