@@ -19,6 +19,7 @@ import gc
 import time
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from core.engines import Method, choose_method, engine_for, solver_for
 from core.errors import ProblemError
@@ -29,10 +30,12 @@ from core.search import SolveRequest, SolveResult, Solver, Subpath
 from core.symmetry import OrbitCounter
 
 from .batches import seconds_per_weight
-from .db import Ledger
-from .models import utcnow
+from .clock import utcnow
 from .run_options import DEFAULT_BUDGET, ExecutorKind, Mode, RunOptions
 from .work import outcome_of, request_for
+
+if TYPE_CHECKING:
+    from .db import Ledger
 
 PER_WORKER = 32
 MINIMUM = 64

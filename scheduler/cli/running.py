@@ -15,6 +15,7 @@ from ..run_options import ExecutorKind
 from ..states import RunStatus
 from . import listing, render
 from .app import App, CLIError, cli
+from .opening import LedgerOpening
 from .options import broker_option, db_option, json_option, progress_option, run_options
 
 if TYPE_CHECKING:
@@ -25,11 +26,13 @@ _workers_option = click.option("--workers", type=click.IntRange(min=1), default=
 
 
 def _prepare(app: App, request: RunRequest, workers: int) -> tuple[Any, PreparedRun]:
-    """The ledger (it must answer before any work) and the prepared run."""
+    """The ledger and the prepared run: the ledger opens in a thread while the run is
+    planned, and a ledger that fails stops the planning at once (:mod:`.opening`)."""
     from ..planning import prepare
 
-    ledger = app.ledger()
-    return ledger, prepare(request, workers=workers)
+    with LedgerOpening(app.ledger) as opening:
+        prepared = prepare(request, workers=workers)
+        return opening.ledger(), prepared
 
 
 @cli.command()
