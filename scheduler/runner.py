@@ -58,7 +58,7 @@ from .states import RunStatus
 from .ledger import verifications as V
 from .verification import Verdict, judge, solve_again, verify_here
 from .ledger.verifications import MAX_REFUSALS, VerificationTask, sampling_of
-from .work import Outcome, Task, build_solver, cached_solver, is_cached, solve_task, worker_name
+from .work import Outcome, Task, cached_solver, is_cached, solve_task, worker_name
 
 ProgressHook = Callable[[], None]
 
@@ -76,8 +76,15 @@ def _pool_init(run_id: int, spec: dict, options: RunOptions, parent_pid: int, wa
     _POOL.update(run_id=run_id, spec=spec, options=options, signals=PoolProcessSignals())
 
 
+def local_key(run_id: int) -> tuple[str, int]:
+    """The key of a local run's solver in :func:`scheduler.work.cached_solver`: the
+    planner may leave its own there (:func:`scheduler.work.remember_solver`) for the pool
+    to inherit."""
+    return ("local", run_id)
+
+
 def _pool_solver(run_id: int):
-    return cached_solver(("local", run_id), _POOL["spec"], _POOL["options"])
+    return cached_solver(local_key(run_id), _POOL["spec"], _POOL["options"])
 
 
 def _pool_solve(task: Task, mode: Mode) -> Outcome:
@@ -172,7 +179,7 @@ class _LocalRun:
 
     def _own_solver(self):
         if self._solver is None:
-            _, self._solver = build_solver(self.run.spec, self.options)
+            self._solver = cached_solver(local_key(self.run.id), self.run.spec, self.options)
         return self._solver
 
     def stop(self, wait_for_pool: bool) -> None:
