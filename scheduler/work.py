@@ -78,13 +78,6 @@ def cached_solver(key: Hashable, spec: dict[str, Any] | None, options: RunOption
     return entry[1]
 
 
-def remember_solver(key: Hashable, problem: Problem, solver: Solver) -> None:
-    """Keep a solver already built (the planner's) as the run's: a local pool forked after
-    this inherits it, and its processes start solving at once instead of rebuilding the
-    problem from the spec (the pentacube box: about 0.1 s each, while the other waits)."""
-    _CACHE[key] = (problem, solver)
-
-
 def worker_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 

@@ -47,8 +47,7 @@ def solve(app: App, request: RunRequest, limit: int | None, show_stats: bool, sv
     """Solve a problem on this machine (a local process pool) and record the run."""
     from ..ledger import progress
     from ..progress import ProgressView
-    from ..runner import local_key, run_local
-    from ..work import remember_solver
+    from ..runner import run_local
 
     if svg_dir is not None and not request.mode.listing:
         raise click.UsageError("--svg needs --all or --first N")
@@ -75,8 +74,8 @@ def solve(app: App, request: RunRequest, limit: int | None, show_stats: bool, sv
                         view.update(progress(ledger, run_id))
 
                 if not prepared.done_in_planning:
-                    remember_solver(local_key(run_id), prepared.problem, prepared.solver)  # the pool inherits it
-                    run_local(ledger, run_id, workers, on_progress=tick if view.enabled else None)
+                    run_local(ledger, run_id, workers, on_progress=tick if view.enabled else None,
+                              solver=prepared.solver)
                 if view.enabled:
                     view.update(progress(ledger, run_id))
         except Interrupted as exc:
