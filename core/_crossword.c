@@ -44,10 +44,12 @@ typedef struct {
     const uint8_t *numbered;       /* NULL, or 0/1 per square (a JSON's gridnums) */
     int start;                     /* 0-based square of number 1, or -1 */
     int32_t *across_left;          /* [nclues + 1]: Across (A, Z) clues from clue k on */
+    int32_t *a_before, *d_before;  /* [nclues + 1]: Across (A, Z) / Down (D, Z) clues before clue k */
     /* the state */
     uint8_t *color;
     int32_t *rb, *cb, *trail;
     int32_t ntrail, k;
+    int32_t scan_q, scan_j;        /* suffix_scan(): squares after scan_q carry clues[scan_j:] */
     /* the run */
     int listing, max_depth;
     long long limit, node_budget;
@@ -183,43 +185,88 @@ static int options(Xw *s, int p, int8_t *out) {
     return kept;
 }
 
-/* The squares at the end of the grid whose numbers are already known must carry the
- * end of the clue string (see suffix_ok in search.py). */
-static int suffix_ok(const Xw *s, int p) {
+/* Whether a white square q starts an Across word (*a) and a Down word (*d), from what is
+ * decided around it; 0 while that is still open.  A square starts an Across word when
+ * its left is black (or the edge) and its right white; it cannot when its left is
+ * white or its right black; the same downwards. */
+static int starts_known(const Xw *s, int q, int *a, int *d) {
     const uint8_t *color = s->color;
-    const int C = s->C, R = s->R;
-    int j = s->nclues;
-    for (int q = s->n - 1; q >= p; q--) {
-        const int col = color[q];
-        if (col == UNKNOWN) break;
-        if (col == WHITE) {
-            const int r = q / C, c = q % C;
-            const int left = c == 0 ? BLACK : color[q - 1];
-            const int up = r == 0 ? BLACK : color[q - C];
-            if (!left || !up) break;
-            const int right = c + 1 == C ? BLACK : color[q + 1];
-            const int down = r + 1 == R ? BLACK : color[q + C];
-            if ((left == BLACK && !right) || (up == BLACK && !down)) break;
-            const int a = left == BLACK && right == WHITE;
-            const int d = up == BLACK && down == WHITE;
+    const int C = s->C, R = s->R, r = q / C, c = q % C;
+    const int left = c == 0 ? BLACK : color[q - 1], right = c + 1 == C ? BLACK : color[q + 1];
+    const int up = r == 0 ? BLACK : color[q - C], down = r + 1 == R ? BLACK : color[q + C];
+    if (left == WHITE || right == BLACK) *a = 0;
+    else if (left == BLACK && right == WHITE) *a = 1;
+    else return 0;
+    if (up == WHITE || down == BLACK) *d = 0;
+    else if (up == BLACK && down == WHITE) *d = 1;
+    else return 0;
+    return 1;
+}
+
+/* The end of the clue string against the end of the grid.  From the last square back,
+ * the squares whose numbers are already known (a symmetry that maps the top rows to the
+ * bottom ones decides them early) must carry the end of the clue string: the scan stops
+ * at the first square not known yet, `scan_q`, having matched clues[scan_j:].  Colours
+ * are only added below a node, so a square known stays known: the scan resumes where
+ * the parent's stopped (node() saves and restores scan_q, scan_j).  0 on a mismatch. */
+static int suffix_scan(Xw *s, int p) {
+    const uint8_t *color = s->color;
+    int j = s->scan_j, q = s->scan_q;
+    for (; q >= p; q--) {
+        if (color[q] == UNKNOWN) break;
+        if (color[q] == WHITE) {
+            int a, d;
+            if (!starts_known(s, q, &a, &d)) break;
             if (a || d) {
                 j--;
                 if (j < s->k || s->clues[j] != letter(a, d)) return 0;
             }
         }
     }
+    s->scan_q = q;
+    s->scan_j = j;
+    return 1;
+}
+
+/* At the start of a row (square p), after suffix_scan(): squares p..scan_q hold exactly
+ * clues[k:scan_j] — no more Across, Down or both letters than squares there could start
+ * such words, and (checked, no black lines) an Across word in every whole row there. */
+static int middle_ok(const Xw *s, int p) {
+    const uint8_t *color = s->color;
+    const int C = s->C, R = s->R, L = s->L, q = s->scan_q;
+    int can_a = 0, can_d = 0, can_z = 0, can_any = 0;
+    for (int x = p; x <= q; x++) {
+        if (color[x] == BLACK) continue;
+        const int r = x / C, c = x % C;
+        const int left = c == 0 ? BLACK : color[x - 1], right = c + 1 == C ? BLACK : color[x + 1];
+        const int up = r == 0 ? BLACK : color[x - C], down = r + 1 == R ? BLACK : color[x + C];
+        const int a = left != WHITE && right != BLACK && c + L <= C;
+        const int d = up != WHITE && down != BLACK && r + L <= R;
+        can_a += a;
+        can_d += d;
+        can_z += a && d;
+        can_any += a || d;
+    }
+    const int k = s->k, j = s->scan_j, want = j - k;
+    const int want_a = s->a_before[j] - s->a_before[k], want_d = s->d_before[j] - s->d_before[k];
+    const int want_z = want_a + want_d - want;
+    if (want > can_any || want_a > can_a || want_d > can_d || want_z > can_z) return 0;
+    if (s->line_bounds) {
+        const int whole_rows = (q + 1) / C - (p + C - 1) / C;
+        if (whole_rows > 0 && want_a < whole_rows) return 0;
+    }
     return 1;
 }
 
 static inline int lines_ok(const Xw *s, int p) {
-    return !s->line_bounds || s->across_left[s->k] >= s->R - p / s->C;
+    return !s->line_bounds || s->across_left[s->k] >= s->R - (p + s->C - 1) / s->C;
 }
 
 /* Take every forced label from square p on; returns the node's square (n: all decided)
  * and fills its labels (none: a dead end, or every square decided). */
 static int descend(Xw *s, int p, int8_t *opts, int *nopts) {
     while (p < s->n) {
-        if (s->nclues >= 0 && p % s->C == 0 && !(suffix_ok(s, p) && lines_ok(s, p))) {
+        if (s->nclues >= 0 && !(suffix_scan(s, p) && lines_ok(s, p) && (p % s->C || middle_ok(s, p)))) {
             *nopts = 0;
             return p;
         }
@@ -340,7 +387,7 @@ static int node(Xw *s, int p, const int8_t *opts, int nopts) {
     visit(s, depth);
     s->expanded++;
     for (int i = 0; i < nopts; i++) {
-        const int32_t mark = s->ntrail, k = s->k;
+        const int32_t mark = s->ntrail, k = s->k, scan_q = s->scan_q, scan_j = s->scan_j;
         apply(s, p, opts[i]);
         s->path[depth] = opts[i];
         s->fac[depth] = nopts;
@@ -351,6 +398,8 @@ static int node(Xw *s, int p, const int8_t *opts, int nopts) {
         const int stop = node(s, p2, o2, n2);
         s->depth = depth;
         undo(s, mark, k);
+        s->scan_q = scan_q;
+        s->scan_j = scan_j;
         if (stop) {
             for (int j = i + 1; j < nopts; j++) {
                 s->path[depth] = opts[j];
@@ -367,6 +416,8 @@ static int node(Xw *s, int p, const int8_t *opts, int nopts) {
 
 static void xw_free(Xw *s) {
     free(s->across_left);
+    free(s->a_before);
+    free(s->d_before);
     free(s->color);
     free(s->rb);
     free(s->cb);
@@ -436,11 +487,13 @@ static PyObject *crossword_solve(PyObject *self, PyObject *args) {
     s.orb = orb_b.buf;
     s.start = start;
     s.nclues = -1;
+    s.scan_q = n - 1;
     if (clues_obj != Py_None) {
         Py_ssize_t len;
         s.clues = PyUnicode_AsUTF8AndSize(clues_obj, &len);
         if (!s.clues) goto done;
         s.nclues = (int)len;
+        s.scan_j = s.nclues;
     }
     if (numbered_obj != Py_None) {
         if (!PyBytes_Check(numbered_obj) || PyBytes_GET_SIZE(numbered_obj) != n) {
@@ -454,6 +507,8 @@ static PyObject *crossword_solve(PyObject *self, PyObject *args) {
     const Py_ssize_t n_path = PySequence_Fast_GET_SIZE(path_seq);
     const size_t room = (size_t)(n_path > n ? n_path : n) + 2;
     s.across_left = calloc((size_t)(s.nclues < 0 ? 1 : s.nclues + 1), sizeof(int32_t));
+    s.a_before = calloc((size_t)(s.nclues < 0 ? 1 : s.nclues + 1), sizeof(int32_t));
+    s.d_before = calloc((size_t)(s.nclues < 0 ? 1 : s.nclues + 1), sizeof(int32_t));
     s.color = calloc((size_t)n, 1);
     s.rb = calloc((size_t)R, sizeof(int32_t));
     s.cb = calloc((size_t)C, sizeof(int32_t));
@@ -462,11 +517,15 @@ static PyObject *crossword_solve(PyObject *self, PyObject *args) {
     s.fac = calloc(room, sizeof(int32_t));
     s.seen = calloc((size_t)n, 1);
     s.todo = calloc((size_t)n, sizeof(int32_t));
-    if (!s.across_left || !s.color || !s.rb || !s.cb || !s.trail || !s.path || !s.fac || !s.seen || !s.todo) {
+    if (!s.across_left || !s.a_before || !s.d_before || !s.color || !s.rb || !s.cb || !s.trail || !s.path || !s.fac || !s.seen || !s.todo) {
         PyErr_NoMemory();
         goto done;
     }
     for (int k = s.nclues - 1; k >= 0; k--) s.across_left[k] = s.across_left[k + 1] + (s.clues[k] != 'D');
+    for (int k = 0; k < s.nclues; k++) {
+        s.a_before[k + 1] = s.a_before[k] + (s.clues[k] != 'D');
+        s.d_before[k + 1] = s.d_before[k] + (s.clues[k] != 'A');
+    }
     for (Py_ssize_t i = 0; i < n_path; i++) {
         const long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(path_seq, i));
         if (v == -1 && PyErr_Occurred()) goto done;
