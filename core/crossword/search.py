@@ -23,18 +23,21 @@ path names one of them per node), a solution (every square decided, every clue u
 white squares connected) or a dead end.  So the tree depends only on the puzzle, paths
 replay anywhere, and a node's weight is the product of ``1/(labels)`` along its path.
 
-Designs measured and dropped (2026-11-26, the project's 2-core x86_64 machine):
+The compiled search.  ``core/_crossword.c`` (:mod:`.compiled`, the ``crossword`` engine)
+searches this tree node for node, 50-200x faster; this module stays its reference (the
+``crossword-python`` engine; tests/core/test_crossword_compiled.py compares the two).
+Large counts go to the transfer method instead (``core/crossword/transfer.py``, which
+shares no code with this search).
 
-* a compiled search of this tree (``core/_crossword.c``, to be driven from here for whole
-  subtrees) was planned and never built; the path to it was removed, and this module is
-  the one search.  Large counts go to the transfer method instead
-  (``core/crossword/transfer.py``, which shares no code with this search): library entry
-  57 (13x13, no symmetry, 8,669,217 grids) takes 35.5 minutes here and 16 s there, every
-  11x11 grid with 180-degree symmetry 34.7 minutes and 10.6 s;
-* no early check of the end of the clue string: where a symmetry maps the top rows onto
-  the bottom ones, the numbers at the end of the grid are known early and are checked
-  against the end of the clue string (kept); without that check library entry 23 (15x15)
-  takes about two million nodes instead of 2,143.
+The end of the clue string (2026-11-27).  At every square the squares at the end of the
+grid whose numbers are already known (a symmetry that maps the top rows onto the bottom
+ones decides them early) must carry the end of the clue string (:meth:`_State.suffix_scan`,
+resumed from the parent's scan), and at row starts the letters between the two ends must
+fit the squares between (:meth:`_State.middle_ok`).  With them no ``start`` is needed: the
+first white square is found like every other (published NYT grids, no start: a 15x15 in
+30,837 nodes instead of 174,559 with the check at row starts only, a 21x21 Sunday in 3.2
+million instead of 30.9 million; library entry 23 takes 1,113 nodes, 2,143 with the check
+at row starts, about two million with no check of the end at all).
 """
 from __future__ import annotations
 
