@@ -13,6 +13,7 @@ from core.crossword.compiled import CompiledCrosswordSolver
 from core.crossword.parse import from_grid_text
 from core.crossword.rules import violation
 from core.crossword.search import CrosswordSolver
+from core.crossword.transfer import TransferCounter
 from core.search import SolveRequest
 
 NYT = Path(__file__).parent / "data" / "crossword" / "nyt"
@@ -23,9 +24,14 @@ COUNTS = {
     "nyt-1976-01-04-sunday-21x21.txt": 5,
     "nyt-2005-01-02-sunday-21x21.txt": 1,
     "nyt-2010-01-05-tuesday-15x15.txt": 1,
+    "nyt-2014-07-16-wednesday-15x15-left-right.txt": 76,
+    "nyt-2015-06-19-friday-15x15-left-right.txt": 44,
 }
 #: quick enough for the Python reference here (under a second or so)
-PYTHON_TOO = {"nyt-2010-01-05-tuesday-15x15.txt"}
+PYTHON_TOO = {"nyt-2010-01-05-tuesday-15x15.txt", "nyt-2014-07-16-wednesday-15x15-left-right.txt",
+              "nyt-2015-06-19-friday-15x15-left-right.txt"}
+#: counted by the transfer method too, in well under a second (the 2010 15x15 takes it 13 s)
+TRANSFER_TOO = {"nyt-2014-07-16-wednesday-15x15-left-right.txt", "nyt-2015-06-19-friday-15x15-left-right.txt"}
 
 
 def without_start(path: Path) -> tuple[Puzzle, Puzzle]:
@@ -57,6 +63,8 @@ def test_rebuilt_from_the_clue_string_alone(path):
     if path.name in PYTHON_TOO:
         ref = CrosswordSolver(bare).solve((), SolveRequest(listing=True))
         assert ref.solutions == res.solutions and ref.stats.nodes == res.stats.nodes
+    if path.name in TRANSFER_TOO:
+        assert TransferCounter(bare).count() == res.count
 
 
 @pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.name)
