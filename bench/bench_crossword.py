@@ -133,7 +133,7 @@ def rebuild_main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--python-seconds", type=float, default=20.0)
     args = ap.parse_args()
-    print(f"{'grid':34s} {'grids':>6s} {'nodes':>11s} {'C s':>7s} {'<=1 s':>5s} {'Python s':>9s} {'ratio':>6s} found")
+    print(f"{'grid':44s} {'grids':>6s} {'nodes':>11s} {'C s':>7s} {'<=1 s':>5s} {'Python s':>9s} {'ratio':>6s} found")
     for name, given, bare in rebuild_cases():
         c = CompiledCrosswordSolver(bare)
         best, res = None, None
@@ -150,7 +150,7 @@ def rebuild_main() -> None:
         else:
             py_text, ratio = f">{args.python_seconds:8.0f}", "     -"
         ok = "yes" if best <= REBUILD_TARGET else "NO"
-        print(f"{name:34s} {res.count:>6,} {res.stats.nodes:>11,} {best:7.3f} {ok:>5s} {py_text} {ratio} "
+        print(f"{name:44s} {res.count:>6,} {res.stats.nodes:>11,} {best:7.3f} {ok:>5s} {py_text} {ratio} "
               f"{'yes' if found else 'NO'}", flush=True)
 
 
