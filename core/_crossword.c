@@ -228,6 +228,49 @@ static int suffix_scan(Xw *s, int p) {
     return 1;
 }
 
+/* Past the end of suffix_scan(): the squares before scan_q whose colour is decided but
+ * whose number is still open (a neighbour undecided) may or may not start a word; each
+ * such square's possible letters are tried, keeping the set of clue positions the end of
+ * the clue string could have reached (bit i: clues[scan_j - i:] matched).  0 when no
+ * position is left: no way to number those squares fits the clue string.  Not resumed
+ * (open squares close later): it runs to the first undecided colour. */
+static int open_scan_ok(const Xw *s, int p) {
+    const uint8_t *color = s->color;
+    const int C = s->C, R = s->R, k = s->k, j0 = s->scan_j;
+    uint64_t set = 1;
+    for (int q = s->scan_q; q >= p; q--) {
+        if (color[q] == UNKNOWN) break;
+        if (color[q] == BLACK) continue;
+        const int r = q / C, c = q % C;
+        const int left = c == 0 ? BLACK : color[q - 1], right = c + 1 == C ? BLACK : color[q + 1];
+        const int up = r == 0 ? BLACK : color[q - C], down = r + 1 == R ? BLACK : color[q + C];
+        int a_lo, a_hi, d_lo, d_hi;
+        if (left == WHITE || right == BLACK) a_lo = a_hi = 0;
+        else if (left == BLACK && right == WHITE) a_lo = a_hi = 1;
+        else a_lo = 0, a_hi = 1;
+        if (up == WHITE || down == BLACK) d_lo = d_hi = 0;
+        else if (up == BLACK && down == WHITE) d_lo = d_hi = 1;
+        else d_lo = 0, d_hi = 1;
+        uint64_t next = 0;
+        for (int a = a_lo; a <= a_hi; a++)
+            for (int d = d_lo; d <= d_hi; d++) {
+                if (!a && !d) {
+                    next |= set;
+                    continue;
+                }
+                const char want = letter(a, d);
+                for (uint64_t b = set; b; b &= b - 1) {
+                    const int i = __builtin_ctzll(b), j = j0 - i - 1;
+                    if (i == 63) return 1; /* too many open squares to follow: say nothing */
+                    if (j >= k && s->clues[j] == want) next |= (uint64_t)1 << (i + 1);
+                }
+            }
+        set = next;
+        if (!set) return 0;
+    }
+    return 1;
+}
+
 /* At the start of a row (square p), after suffix_scan(): squares p..scan_q hold exactly
  * clues[k:scan_j] — no more Across, Down or both letters than squares there could start
  * such words, and (checked, no black lines) an Across word in every whole row there. */
@@ -266,7 +309,7 @@ static inline int lines_ok(const Xw *s, int p) {
  * and fills its labels (none: a dead end, or every square decided). */
 static int descend(Xw *s, int p, int8_t *opts, int *nopts) {
     while (p < s->n) {
-        if (s->nclues >= 0 && !(suffix_scan(s, p) && lines_ok(s, p) && (p % s->C || middle_ok(s, p)))) {
+        if (s->nclues >= 0 && !(suffix_scan(s, p) && lines_ok(s, p) && (p % s->C || (open_scan_ok(s, p) && middle_ok(s, p))))) {
             *nopts = 0;
             return p;
         }

@@ -219,7 +219,8 @@ class _State:
         ``p == n`` means every square is decided; an empty list otherwise is a dead end."""
         n, C = self.n, self.C
         while p < n:
-            if self.nclues >= 0 and not (self.suffix_scan(p) and self.lines_ok(p) and (p % C or self.middle_ok(p))):
+            if self.nclues >= 0 and not (self.suffix_scan(p) and self.lines_ok(p)
+                                         and (p % C or (self.open_scan_ok(p) and self.middle_ok(p)))):
                 return p, []
             opts = self.options(p)
             if len(opts) != 1:
@@ -278,6 +279,48 @@ class _State:
                         return False
             q -= 1
         self.scan_q, self.scan_j = q, j
+        return True
+
+    def open_scan_ok(self, p: int) -> bool:
+        """Past the end of :meth:`suffix_scan`: the squares before ``scan_q`` whose colour
+        is decided but whose number is still open (a neighbour undecided) may or may not
+        start a word; each such square's possible letters are tried, keeping the set of
+        clue positions the end of the clue string could have reached.  False when none
+        is left.  Not resumed (open squares close later): it runs to the first undecided
+        colour; past 63 positions it says nothing (as the C search, whose set is 64 bits)."""
+        color, C, R, clues, k = self.color, self.C, self.R, self.clues, self.k
+        reach = {self.scan_j}
+        q = self.scan_q
+        while q >= p:
+            col = color[q]
+            if col == UNKNOWN:
+                break
+            if col == WHITE:
+                r, c = divmod(q, C)
+                left = BLACK if c == 0 else color[q - 1]
+                right = BLACK if c + 1 == C else color[q + 1]
+                up = BLACK if r == 0 else color[q - C]
+                down = BLACK if r + 1 == R else color[q + C]
+                a_opts = (False,) if left == WHITE or right == BLACK else (
+                    (True,) if left == BLACK and right == WHITE else (False, True))
+                d_opts = (False,) if up == WHITE or down == BLACK else (
+                    (True,) if up == BLACK and down == WHITE else (False, True))
+                nxt: set[int] = set()
+                for a in a_opts:
+                    for d in d_opts:
+                        if not a and not d:
+                            nxt |= reach
+                            continue
+                        want = "Z" if a and d else "A" if a else "D"
+                        for j in reach:
+                            if self.scan_j - j == 63:
+                                return True
+                            if j - 1 >= k and clues[j - 1] == want:
+                                nxt.add(j - 1)
+                reach = nxt
+                if not reach:
+                    return False
+            q -= 1
         return True
 
     def middle_ok(self, p: int) -> bool:

@@ -22,6 +22,7 @@ FIXTURES = sorted(NYT.glob("*.txt"))
 #: grids that fit each clue string (the C search and, for the 15x15, the Python one)
 COUNTS = {
     "nyt-1976-01-04-sunday-21x21.txt": 5,
+    "nyt-1984-01-01-sunday-21x21.txt": 1,
     "nyt-2005-01-02-sunday-21x21.txt": 1,
     "nyt-2010-01-05-tuesday-15x15.txt": 1,
     "nyt-2014-07-16-wednesday-15x15-left-right.txt": 76,
