@@ -34,8 +34,9 @@ grid whose numbers are already known (a symmetry that maps the top rows onto the
 ones decides them early) must carry the end of the clue string (:meth:`_State.suffix_scan`,
 resumed from the parent's scan), and at row starts the squares whose numbers are still
 open are tried both ways against it (:meth:`_State.open_scan_ok`) and the letters between
-the two ends must fit the squares between (:meth:`_State.middle_ok`).  With them no ``start`` is needed: the
-first white square is found like every other (published NYT grids, no start: a 15x15 in
+the two ends must fit the squares between (:meth:`_State.middle_ok`).  With them no
+``start`` is needed: the first white square is found like every other (published NYT
+grids, no start: a 15x15 in
 22,363 nodes instead of 174,559 with the end checked at row starts only, a 21x21 Sunday in
 1.3 million instead of 30.9 million; library entry 23 takes 1,113 nodes, 2,143 with the
 end checked at row starts, about two million with no check of the end at all).
