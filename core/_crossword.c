@@ -172,17 +172,25 @@ static int apply(Xw *s, int p, int lab) {
     return 1;
 }
 
-/* The labels at square p that survive apply(). */
-static int options(Xw *s, int p, int8_t *out) {
+/* The labels at square p that survive apply().  With `keep`: when the last label tried
+ * is the only one to survive, its colours stay set and *kept is 1 (descend() would set
+ * them again at once: most squares have one label). */
+static int options(Xw *s, int p, int8_t *out, int *kept) {
     int8_t cand[MAX_LABELS];
     const int m = candidates(s, p, cand);
-    int kept = 0;
+    int n_out = 0;
+    if (kept) *kept = 0;
     for (int i = 0; i < m; i++) {
         const int32_t mark = s->ntrail, k = s->k;
-        if (apply(s, p, cand[i])) out[kept++] = cand[i];
+        const int ok = apply(s, p, cand[i]);
+        if (ok) out[n_out++] = cand[i];
+        if (ok && kept && i == m - 1 && n_out == 1) {
+            *kept = 1;
+            break;
+        }
         undo(s, mark, k);
     }
-    return kept;
+    return n_out;
 }
 
 /* Whether a white square q starts an Across word (*a) and a Down word (*d), from what is
@@ -313,12 +321,13 @@ static int descend(Xw *s, int p, int8_t *opts, int *nopts) {
             *nopts = 0;
             return p;
         }
-        const int m = options(s, p, opts);
+        int kept;
+        const int m = options(s, p, opts, &kept);
         if (m != 1) {
             *nopts = m;
             return p;
         }
-        apply(s, p, opts[0]);
+        if (!kept) apply(s, p, opts[0]);
         p++;
     }
     *nopts = 0;
