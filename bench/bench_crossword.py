@@ -123,8 +123,9 @@ def rebuild_cases() -> list[tuple[str, Puzzle, Puzzle]]:
 def rebuild_main() -> None:
     """``bench_crossword.py --rebuild [--repeat N] [--python-seconds S]``: every NYT
     fixture rebuilt from its clue string with no start, listing every grid that fits —
-    the C search (best of N) against the 1 s target, the Python reference beside it (one
-    run, stopped after S seconds), and whether the published grid was found."""
+    the C search (best of N: wall seconds, and CPU seconds, which the 1 s target on one
+    core is judged by on a shared machine), the Python reference beside it (one run,
+    stopped after S seconds), and whether the published grid was found."""
     from core.crossword.compiled import CompiledCrosswordSolver
     from core.search import SolveRequest
 
@@ -133,13 +134,17 @@ def rebuild_main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--python-seconds", type=float, default=20.0)
     args = ap.parse_args()
-    print(f"{'grid':44s} {'grids':>6s} {'nodes':>11s} {'C s':>7s} {'<=1 s':>5s} {'Python s':>9s} {'ratio':>6s} found")
+    print(f"{'grid':44s} {'grids':>6s} {'nodes':>11s} {'C s':>7s} {'C cpu':>7s} {'<=1 s':>5s} {'Python s':>9s} "
+          f"{'ratio':>6s} found")
     for name, given, bare in rebuild_cases():
         c = CompiledCrosswordSolver(bare)
-        best, res = None, None
+        best, cpu, res = None, None, None
         for _ in range(args.repeat):
+            t = time.process_time()
             res = c.solve((), SolveRequest(listing=True))
+            used = time.process_time() - t
             best = res.stats.seconds if best is None else min(best, res.stats.seconds)
+            cpu = used if cpu is None else min(cpu, used)
         found = c.path_of(given.given) in (res.solutions or [])
         py = CrosswordSolver(bare).solve((), SolveRequest(listing=True, seconds=args.python_seconds))
         if py.complete:
@@ -149,8 +154,8 @@ def rebuild_main() -> None:
             py_text, ratio = f"{py.stats.seconds:9.3f}", f"{py.stats.seconds / max(best, 1e-9):6.0f}"
         else:
             py_text, ratio = f">{args.python_seconds:8.0f}", "     -"
-        ok = "yes" if best <= REBUILD_TARGET else "NO"
-        print(f"{name:44s} {res.count:>6,} {res.stats.nodes:>11,} {best:7.3f} {ok:>5s} {py_text} {ratio} "
+        ok = "yes" if cpu <= REBUILD_TARGET else "NO"
+        print(f"{name:44s} {res.count:>6,} {res.stats.nodes:>11,} {best:7.3f} {cpu:7.3f} {ok:>5s} {py_text} {ratio} "
               f"{'yes' if found else 'NO'}", flush=True)
 
 
