@@ -12,15 +12,16 @@ from .grid import Grid
 from .parse import puzzle_from_spec
 from .render import grid_svg, grid_text, summarise_grids
 from .rules import violation
+from .compiled import CompiledCrosswordSolver
 from .search import CrosswordSolver
 
 class CrosswordProblem(Problem):
     """Rebuild crossword grids from their clue numbers, or count every legal grid."""
 
     kind = "crossword"
-    #: one Python search (its own reference; core/crossword/transfer.py counts the same
-    #: grids another way)
-    engines = ("crossword",)
+    #: the search in C, then the same search in Python (its reference);
+    #: core/crossword/transfer.py counts the same grids another way
+    engines = ("crossword", "crossword-python")
 
     def __init__(self, spec: dict[str, Any], name: str | None = None):
         super().__init__(spec, name)
@@ -93,8 +94,14 @@ def summarise(problem: CrosswordProblem, solutions: Iterable[Sequence[int] | Gri
 
 
 def _crossword_solver(problem: Problem, options: SolverOptions) -> CrosswordSolver:
+    return CompiledCrosswordSolver(problem.puzzle)  # type: ignore[attr-defined]
+
+
+def _crossword_python_solver(problem: Problem, options: SolverOptions) -> CrosswordSolver:
     return CrosswordSolver(problem.puzzle)  # type: ignore[attr-defined]
 
 
 register_engine(Engine("crossword", "the crossword search: square by square, numbers and rules checked as it goes "
-                       "(Python)", frozenset(), _crossword_solver))
+                       "(C)", frozenset(), _crossword_solver))
+register_engine(Engine("crossword-python", "the crossword search in Python, the reference of the C one",
+                       frozenset(), _crossword_python_solver))

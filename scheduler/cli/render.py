@@ -52,6 +52,8 @@ def before_the_run(prepared: PreparedRun) -> str | None:
     """The line printed before a run starts: its estimate, or why there is none."""
     if prepared.estimate is not None:
         return estimate_line(prepared.estimate)
+    if prepared.estimate_refusal is not None:
+        return f"no estimate: cannot estimate this model ({prepared.estimate_refusal})"
     return method_line(prepared.options)
 
 

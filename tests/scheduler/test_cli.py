@@ -127,6 +127,15 @@ def test_estimate_brackets_the_true_size(tc):
     tc("estimate", "no-such-problem", code=2)
 
 
+def test_estimate_of_a_crossword_rebuild_is_refused_not_wrong(tc):
+    """Random paths miss a clue string's tree by 20-4000x: the answer is a refusal."""
+    assert "crossword-23: cannot estimate this model" in tc("estimate", "crossword-23").stdout
+    data = json.loads(tc("estimate", "crossword-23", "--json").stdout)
+    assert "cannot size a rebuild" in data["cannot_estimate"] and "nodes" not in data
+    data = json.loads(tc("estimate", "crossword-all-7x7-rotational", "--seed", "1", "--json").stdout)
+    assert data["nodes"]["low"] <= 753 <= data["nodes"]["high"]  # every 7x7 grid: a tree of 753 nodes
+
+
 def test_verify_agrees_then_catches_a_corrupted_result(tc, sqlite_url):
     from sqlalchemy import create_engine, text
 
