@@ -26,7 +26,8 @@ def load(text: str, source: str | None = None) -> dict[str, Any]:
     try:
         data = ipuz.read(text.strip())
     except ipuz.IPUZException as exc:
-        raise ProblemError(f"bad .ipuz file: {exc.message}", source=source) from None
+        raise ProblemError(f"bad .ipuz file: {str(exc).splitlines()[0] if str(exc) else 'invalid'}",
+                           source=source) from None
     except (TypeError, AttributeError, KeyError, ValueError, IndexError) as exc:
         # the library meets a field of an unexpected type (a kind that is not a list, ...)
         raise ProblemError(f"bad .ipuz file: {type(exc).__name__} in its fields", source=source) from None

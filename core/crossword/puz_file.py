@@ -24,6 +24,7 @@ from .grid import Grid
 MAGIC = b"ACROSS&DOWN\x00"
 #: squares of the solution grid that are black
 BLACK = frozenset(".:")
+CUT_SHORT = "it ends inside its header or an extension"
 
 
 def is_puz(data: bytes) -> bool:
@@ -51,10 +52,17 @@ def load(data: bytes, source: str | None = None) -> puz.Puzzle:
     try:
         return puz.load(data)
     except puz.PuzzleFormatError as exc:
-        raise ProblemError(f"bad .puz file: {exc.message or 'format error'}", source=source) from None
-    except (struct.error, UnicodeDecodeError, ValueError, IndexError) as exc:
-        # a header or string cut short, text that is not in the file's encoding
-        raise ProblemError(f"bad .puz file: {type(exc).__name__}: {exc}", source=source) from None
+        message = " ".join((exc.message or "format error").split())
+        if message.startswith("could not unpack"):
+            message = CUT_SHORT
+        raise ProblemError(f"bad .puz file: {message}", source=source) from None
+    except struct.error:
+        raise ProblemError(f"bad .puz file: {CUT_SHORT}", source=source) from None
+    except UnicodeDecodeError as exc:
+        raise ProblemError(f"bad .puz file: text that is not {exc.encoding}", source=source) from None
+    except (ValueError, IndexError) as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise ProblemError(f"bad .puz file: {first}", source=source) from None
 
 
 def grid_of(p: puz.Puzzle, source: str | None = None) -> Grid:
