@@ -60,12 +60,46 @@ class CrosswordProblem(Problem):
     def render_svg(self, solution: Sequence[int] | Grid) -> str:
         return grid_svg(self.grid(solution))
 
+    def solution_json(self, solution: Sequence[int] | Grid) -> dict:
+        """``{"grid": [rows of "#" (black) and "." (white)]}``."""
+        return {"grid": self.grid(solution).to_text().splitlines()}
+
     def describe(self) -> str:
         return self.puzzle.describe()
 
     def summarise(self, solutions: Iterable[Sequence[int] | Grid]) -> dict:
         """See :func:`core.crossword.summarise`."""
         return summarise(self, solutions)
+
+    def given_path(self) -> Path | None:
+        """The path of the given grid (a grid file's own grid) in the search tree, or None
+        when there is no given grid or it is no solution.  The search follows the labels
+        the grid gives square by square (:meth:`CrosswordSolver.path_of`), and the leaf it
+        reaches is checked twice: by the search's own test and by :meth:`is_solution`."""
+        given = self.puzzle.given
+        if given is None:
+            return None
+        if self._solver is None:
+            self._solver = CrosswordSolver(self.puzzle)
+        path = self._solver.path_of(given)
+        if path is None or not self.is_solution(path) or self.grid(path) != given:
+            return None
+        return path
+
+    def given_found(self, stored: Iterable[Sequence[int]] | None = None) -> bool | None:
+        """Whether the given grid is among the grids of a finished run (None: no grid was
+        given).  For a count (``stored`` None) the search visits every leaf of its tree and
+        counts every solution leaf, so the given grid was counted exactly when its path is
+        a solution path (:meth:`given_path`).  For a listing (``stored``: the run's stored
+        solutions) it is whether one of them is that grid."""
+        given = self.puzzle.given
+        if given is None:
+            return None
+        if self.given_path() is None:
+            return False
+        if stored is None:
+            return True
+        return any(self.grid(s) == given for s in stored)
 
 
 def summarise(problem: CrosswordProblem, solutions: Iterable[Sequence[int] | Grid]) -> dict:

@@ -116,6 +116,14 @@ def headline(s: dict[str, Any]) -> str:
     return line
 
 
+def given_note(found: bool | None) -> str:
+    """What the headline of a crossword file's run adds: whether the file's own grid is
+    among the grids found (nothing for a run without a given grid)."""
+    if found is None:
+        return ""
+    return "; the file's own grid is among them" if found else "; the file's own grid is NOT among them"
+
+
 def print_stats(s: dict[str, Any]) -> None:
     """The search statistics of a run (``solve --stats``)."""
     st = s.get("stats") or {}
