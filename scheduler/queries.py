@@ -181,8 +181,8 @@ def model_summary(ledger: Ledger, run_id: int, s: dict[str, Any]) -> dict[str, A
 
 def given_found(ledger: Ledger, run_id: int, s: dict[str, Any], problem: Problem | None = None) -> bool | None:
     """Whether a finished run found the grid its crossword file was read from (the model's
-    ``given_found``): for a count, whether that grid's path is a solution path of the
-    tree the run searched in full; for ``--all`` or ``--first N``, whether it is among the
+    ``given_found``): for a count or ``--all``, whether that grid's path is a solution path
+    of the tree the run searched in full; for ``--first N``, whether it is among the N
     stored solutions.  None when the problem has no given grid, or the run is not done."""
     if s["status"] != RunStatus.DONE:
         return None
@@ -191,17 +191,21 @@ def given_found(ledger: Ledger, run_id: int, s: dict[str, Any], problem: Problem
     if check is None:
         return None
     stored = None
-    if Mode(s["mode"]).listing:
+    if Mode(s["mode"]) is Mode.FIRST:  # (a whole tree's run stored every solution, or counted it)
         stored = (options for _, _, options in iter_solutions(ledger, run_id))
     return check(stored)
 
 
 def run_details(ledger: Ledger, run_id: int) -> dict[str, Any]:
-    """What ``show --json`` prints: :func:`run_summary`, with the model's ``summary``."""
+    """What ``show --json`` prints: :func:`run_summary`, with the model's ``summary`` and,
+    for a crossword read from a grid or file, ``given_found`` (:func:`given_found`)."""
     s = run_summary(ledger, run_id)
     summary = model_summary(ledger, run_id, s)
     if summary is not None:
         s["summary"] = summary
+    found = given_found(ledger, run_id, s)
+    if found is not None:
+        s["given_found"] = found
     return s
 
 

@@ -192,7 +192,7 @@ def show_text(s: dict[str, Any], ledger_url: str) -> str:
     """``show``: one run in detail, the ledger it is in first."""
     options = RunOptions.from_json(s["options"])
     lines = [f"ledger       {ledger_url}",
-             headline(s),
+             headline(s) + given_note(s.get("given_found")),
              f"problem      {s['problem']} ({s['kind']}, spec {s['spec_hash'][:12]})",
              f"mode         {s['mode']} on {s['executor']}; options "
              f"{json.dumps({k: v for k, v in s['options'].items() if v is not None})}"]

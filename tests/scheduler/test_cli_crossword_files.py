@@ -25,6 +25,9 @@ def test_solve_a_file_says_its_grid_is_found(tc, name):
     assert listed["given_found"] is True and len(listed["listing"]) == GRIDS[name]
     line = tc("solve", path, "--workers", "1").stdout.strip().splitlines()[-1]
     assert line.endswith("— done; the file's own grid is among them")
+    show = tc("show", str(listed["run_id"]), "--json").stdout
+    assert json.loads(show)["given_found"] is True and json.loads(show)["summary"]["given_found"] is True
+    assert "— done; the file's own grid is among them" in tc("show", str(data["run_id"])).stdout
 
 
 def test_first_n_says_whether_the_grid_is_among_those_listed(tc):
