@@ -132,6 +132,13 @@ def spec_from_text(text: str, *, source_name: str = "<text>", kind: str | None =
     if kind is None:
         found = sniff(text, source_name)  # (TOML was taken above: here found.kind is a model)
         return {"kind": found.kind, "format": found.format, "text": text, "source_name": source_name}
+    if fmt is None:  # --kind K on a file without a telling suffix: K's format, as the content says
+        try:
+            found = sniff(text, source_name)
+        except ProblemError:
+            found = None
+        if found is not None and found.kind == kind:
+            fmt = found.format
     return {"kind": kind, "format": fmt or "text", "text": text, "source_name": source_name}
 
 

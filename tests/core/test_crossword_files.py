@@ -207,3 +207,16 @@ def test_any_ipuz_data_gives_a_problem_or_a_clean_error(data, jsonp):
 @given(st.text(alphabet="#_.AB1:~ \n", max_size=200), st.sampled_from(["", "Title: t\n\n\n", "## Grid\n"]))
 def test_any_xd_text_gives_a_problem_or_a_clean_error(text, head):
     _problem_or_clean_error(lambda: from_spec(spec_from_bytes((head + text).encode(), source_name="f.xd")))
+
+
+@pytest.mark.parametrize("path", [IPUZ, XD, NYT_JSON], ids=lambda p: p.name)
+def test_sniff_tells_the_text_formats(path):
+    from core.sniff import Sniffed, sniff
+
+    assert sniff(path.read_text()) == Sniffed("crossword", KNOWN[path][0])
+
+
+@pytest.mark.parametrize("path", list(KNOWN), ids=lambda p: p.name)
+def test_kind_crossword_on_a_file_without_suffix_reads_its_format(path):
+    spec = spec_from_bytes(path.read_bytes(), source_name="download", kind="crossword")
+    assert spec["format"] == KNOWN[path][0] and from_spec(spec).puzzle == load(str(path)).puzzle
