@@ -88,10 +88,12 @@ class CrosswordProblem(Problem):
 
     def given_found(self, stored: Iterable[Sequence[int]] | None = None) -> bool | None:
         """Whether the given grid is among the grids of a finished run (None: no grid was
-        given).  For a count (``stored`` None) the search visits every leaf of its tree and
-        counts every solution leaf, so the given grid was counted exactly when its path is
-        a solution path (:meth:`given_path`).  For a listing (``stored``: the run's stored
-        solutions) it is whether one of them is that grid."""
+        given).  For a run over the whole tree (``stored`` None: a count, or a listing of
+        every grid) the search visits every leaf and counts every solution leaf, so the
+        given grid is among them exactly when its path is a solution path (:meth:`given_path`;
+        any other exact counter counts the same grids: those :meth:`is_solution` accepts).
+        For a partial listing (``stored``: the solutions a ``--first N`` run stored) it is
+        whether one of them is that grid."""
         given = self.puzzle.given
         if given is None:
             return None
