@@ -61,12 +61,48 @@ class CrosswordProblem(Problem):
     def render_svg(self, solution: Sequence[int] | Grid) -> str:
         return grid_svg(self.grid(solution))
 
+    def solution_json(self, solution: Sequence[int] | Grid) -> dict:
+        """``{"grid": [rows of "#" (black) and "." (white)]}``."""
+        return {"grid": self.grid(solution).to_text().splitlines()}
+
     def describe(self) -> str:
         return self.puzzle.describe()
 
     def summarise(self, solutions: Iterable[Sequence[int] | Grid]) -> dict:
         """See :func:`core.crossword.summarise`."""
         return summarise(self, solutions)
+
+    def given_path(self) -> Path | None:
+        """The path of the given grid (a grid file's own grid) in the search tree, or None
+        when there is no given grid or it is no solution.  The search follows the labels
+        the grid gives square by square (:meth:`CrosswordSolver.path_of`), and the leaf it
+        reaches is checked twice: by the search's own test and by :meth:`is_solution`."""
+        given = self.puzzle.given
+        if given is None:
+            return None
+        if self._solver is None:
+            self._solver = CrosswordSolver(self.puzzle)
+        path = self._solver.path_of(given)
+        if path is None or not self.is_solution(path) or self.grid(path) != given:
+            return None
+        return path
+
+    def given_found(self, stored: Iterable[Sequence[int]] | None = None) -> bool | None:
+        """Whether the given grid is among the grids of a finished run (None: no grid was
+        given).  For a run over the whole tree (``stored`` None: a count, or a listing of
+        every grid) the search visits every leaf and counts every solution leaf, so the
+        given grid is among them exactly when its path is a solution path (:meth:`given_path`;
+        any other exact counter counts the same grids: those :meth:`is_solution` accepts).
+        For a partial listing (``stored``: the solutions a ``--first N`` run stored) it is
+        whether one of them is that grid."""
+        given = self.puzzle.given
+        if given is None:
+            return None
+        if self.given_path() is None:
+            return False
+        if stored is None:
+            return True
+        return any(self.grid(s) == given for s in stored)
 
 
 def summarise(problem: CrosswordProblem, solutions: Iterable[Sequence[int] | Grid]) -> dict:

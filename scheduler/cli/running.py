@@ -100,10 +100,11 @@ def _interrupted(ledger, run_id: int | None, exc: Interrupted) -> None:
 def _report(app: App, ledger, prepared: PreparedRun, run_id: int, show_stats: bool, limit: int | None,
             svg_dir: str | None) -> None:
     """Print a finished local run: its solutions (when listing), headline and statistics."""
-    from ..queries import iter_solutions, run_summary
+    from ..queries import given_found, iter_solutions, run_summary
 
     problem = prepared.problem
     s = run_summary(ledger, run_id)
+    found = given_found(ledger, run_id, s, problem)
     rows: list[listing.Row] = []
     if prepared.mode.listing:
         rows = list(iter_solutions(ledger, run_id, limit=limit))
@@ -112,12 +113,14 @@ def _report(app: App, ledger, prepared: PreparedRun, run_id: int, show_stats: bo
     if app.as_json:
         data = render.short(s)
         data["stats"] = s["stats"]
+        if found is not None:
+            data["given_found"] = found
         if prepared.mode.listing:
             data["listing"] = listing.json_entries(problem, rows)
         app.echo_json(data)
     else:
         listing.echo_text(problem, rows)
-        click.echo(render.headline(s))
+        click.echo(render.headline(s) + render.given_note(found))
         if show_stats:
             render.print_stats(s)
     if s["status"] != RunStatus.DONE:
