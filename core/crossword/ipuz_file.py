@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import ipuz
-
 from ..errors import ProblemError
 from .grid import Grid
 from .puzzle import MAX_SIDE
@@ -22,7 +20,10 @@ CROSSWORD_KIND = "http://ipuz.org/crossword"
 
 
 def load(text: str, source: str | None = None) -> dict[str, Any]:
-    """The checked ipuz data of a file's text, or one clean error."""
+    """The checked ipuz data of a file's text, or one clean error (the library is
+    imported here, when a file is read)."""
+    import ipuz
+
     try:
         data = ipuz.read(text.strip())
     except ipuz.IPUZException as exc:

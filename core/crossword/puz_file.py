@@ -14,11 +14,13 @@ from __future__ import annotations
 import base64
 import binascii
 import struct
-
-import puz
+from typing import TYPE_CHECKING
 
 from ..errors import ProblemError
 from .grid import Grid
+
+if TYPE_CHECKING:  # the library is imported when a file is read (it costs 35 ms: importlib.metadata)
+    import puz
 
 #: the magic string of a .puz file, 2 bytes after its start (after any preamble)
 MAGIC = b"ACROSS&DOWN\x00"
@@ -45,10 +47,12 @@ def spec_bytes(text: str, source: str | None = None) -> bytes:
         raise ProblemError("a .puz spec's text must be the file's bytes in base64", source=source) from None
 
 
-def load(data: bytes, source: str | None = None) -> puz.Puzzle:
+def load(data: bytes, source: str | None = None) -> "puz.Puzzle":
     """The puzpy puzzle of a .puz file's bytes, or one clean error."""
     if not is_puz(data):
         raise ProblemError("not a .puz file: no ACROSS&DOWN header", source=source)
+    import puz
+
     try:
         return puz.load(data)
     except puz.PuzzleFormatError as exc:
@@ -65,7 +69,7 @@ def load(data: bytes, source: str | None = None) -> puz.Puzzle:
         raise ProblemError(f"bad .puz file: {first}", source=source) from None
 
 
-def grid_of(p: puz.Puzzle, source: str | None = None) -> Grid:
+def grid_of(p: "puz.Puzzle", source: str | None = None) -> Grid:
     """The black squares of a puzpy puzzle's solution."""
     rows, cols = p.height, p.width
     if rows < 1 or cols < 1:

@@ -13,17 +13,20 @@ the parser does not check it.
 """
 from __future__ import annotations
 
-import xdformat
+from typing import TYPE_CHECKING
 
 from ..errors import ProblemError
 from .grid import Grid
 from .puzzle import MAX_SIDE
 
-BLACK = frozenset(xdformat.NON_ANSWER_CHARS)
+if TYPE_CHECKING:  # the library is imported when a file is read
+    import xdformat
 
 
-def load(text: str, source: str | None = None) -> xdformat.xdfile:
+def load(text: str, source: str | None = None) -> "xdformat.xdfile":
     """The parsed .xd file, or one clean error."""
+    import xdformat
+
     try:
         return xdformat.xdfile(text, filename=None)
     except (AssertionError, xdformat.Error, ValueError, IndexError) as exc:
@@ -31,7 +34,7 @@ def load(text: str, source: str | None = None) -> xdformat.xdfile:
         raise ProblemError(f"bad .xd file: {why}", source=source) from None
 
 
-def grid_of(xd: xdformat.xdfile, source: str | None = None) -> Grid:
+def grid_of(xd: "xdformat.xdfile", source: str | None = None) -> Grid:
     """The black squares of a parsed .xd file."""
     rows = xd.grid
     if not rows:
@@ -43,7 +46,10 @@ def grid_of(xd: xdformat.xdfile, source: str | None = None) -> Grid:
                                source=source)
     if len(rows) > MAX_SIDE or cols > MAX_SIDE:
         raise ProblemError(f"bad .xd file: a {len(rows)}x{cols} grid (at most {MAX_SIDE} a side)", source=source)
-    return Grid(len(rows), cols, tuple(ch in BLACK for row in rows for ch in row))
+    from xdformat import NON_ANSWER_CHARS  # (# a block, _ an open square outside the answer)
+
+    black = frozenset(NON_ANSWER_CHARS)
+    return Grid(len(rows), cols, tuple(ch in black for row in rows for ch in row))
 
 
 def read_grid(text: str, source: str | None = None) -> Grid:
