@@ -16,6 +16,12 @@ setup(
             extra_compile_args=["-O3", "-std=c11", "-Wall", "-Wextra"],
         ),
         Extension(
+            "core._crossword",
+            sources=["core/_crossword.c"],
+            depends=["core/_interrupt.h", "core/_search_common.h"],
+            extra_compile_args=["-O3", "-std=c11", "-Wall", "-Wextra"],
+        ),
+        Extension(
             "core._frontier",
             sources=["core/_frontier.c"],
             depends=["core/_frontier_levels.h", "core/_interrupt.h", "core/_search_common.h"],

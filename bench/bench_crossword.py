@@ -8,8 +8,8 @@ where it has one.  Run: ``.venv/bin/python bench/bench_crossword.py [--method M]
 Prints one line per case and method: count, nodes or states, seconds (best of
 ``--repeat``).  ``bench_crossword.py counting`` times the transfer in C against its Python
 reference side by side, and ``counting --plan 15x15 --depth 2`` plans every grid of a size
-as a distributed run (subproblems, sampled times, ETA).  The search is skipped where it takes half an hour or more (entry 57,
-11x11) unless ``--long``."""
+as a distributed run (subproblems, sampled times, ETA).  The search is skipped where it
+takes half an hour or more (entry 57, 11x11) unless ``--long``."""
 from __future__ import annotations
 
 import argparse
@@ -195,8 +195,69 @@ def main_counting(argv: list[str]) -> None:
     bench_counting(args.repeat)
 
 
+# -- rebuilding published grids from their clue strings alone ------------------------------
+NYT_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests", "core", "data",
+                       "crossword", "nyt")
+REBUILD_TARGET = 1.0  # seconds, one core: issue 22's target
+
+
+def rebuild_cases() -> list[tuple[str, Puzzle, Puzzle]]:
+    """Each NYT fixture: its name, the puzzle as read (number 1's square known) and the
+    same clue string with no start — what the search must find its way from."""
+    from core.crossword.parse import from_grid_text
+
+    out = []
+    for name in sorted(os.listdir(NYT_DIR)):
+        with open(os.path.join(NYT_DIR, name), encoding="utf-8") as fh:
+            given = from_grid_text(fh.read(), name)
+        bare = Puzzle.build(given.rows, given.cols, symmetry=given.symmetry, clues=given.clues)
+        out.append((name.removesuffix(".txt"), given, bare))
+    return out
+
+
+def rebuild_main() -> None:
+    """``bench_crossword.py --rebuild [--repeat N] [--python-seconds S]``: every NYT
+    fixture rebuilt from its clue string with no start, listing every grid that fits —
+    the C search (best of N: wall seconds, and CPU seconds, which the 1 s target on one
+    core is judged by on a shared machine), the Python reference beside it (one run,
+    stopped after S seconds), and whether the published grid was found."""
+    from core.crossword.compiled import CompiledCrosswordSolver
+    from core.search import SolveRequest
+
+    ap = argparse.ArgumentParser(description=rebuild_main.__doc__)
+    ap.add_argument("--rebuild", action="store_true")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--python-seconds", type=float, default=20.0)
+    args = ap.parse_args()
+    print(f"{'grid':44s} {'grids':>6s} {'nodes':>11s} {'C s':>7s} {'C cpu':>7s} {'<=1 s':>5s} {'Python s':>9s} "
+          f"{'ratio':>6s} found")
+    for name, given, bare in rebuild_cases():
+        c = CompiledCrosswordSolver(bare)
+        best, cpu, res = None, None, None
+        for _ in range(args.repeat):
+            t = time.process_time()
+            res = c.solve((), SolveRequest(listing=True))
+            used = time.process_time() - t
+            best = res.stats.seconds if best is None else min(best, res.stats.seconds)
+            cpu = used if cpu is None else min(cpu, used)
+        found = c.path_of(given.given) in (res.solutions or [])
+        py = CrosswordSolver(bare).solve((), SolveRequest(listing=True, seconds=args.python_seconds))
+        if py.complete:
+            if py.count != res.count or py.stats.nodes != res.stats.nodes:
+                raise SystemExit(f"{name}: Python {py.count} grids / {py.stats.nodes} nodes, C {res.count} / "
+                                 f"{res.stats.nodes}")
+            py_text, ratio = f"{py.stats.seconds:9.3f}", f"{py.stats.seconds / max(best, 1e-9):6.0f}"
+        else:
+            py_text, ratio = f">{args.python_seconds:8.0f}", "     -"
+        ok = "yes" if cpu <= REBUILD_TARGET else "NO"
+        print(f"{name:44s} {res.count:>6,} {res.stats.nodes:>11,} {best:7.3f} {cpu:7.3f} {ok:>5s} {py_text} {ratio} "
+              f"{'yes' if found else 'NO'}", flush=True)
+
+
 if __name__ == "__main__":
     if sys.argv[1:2] == ["counting"]:
         main_counting(sys.argv[2:])
+    elif "--rebuild" in sys.argv:
+        rebuild_main()
     else:
         main()

@@ -146,7 +146,9 @@ def _valid_split(ec: ExactCover, masks: list[int], with_: list[int], pieces: int
 
 
 def classify(ec: ExactCover) -> tuple[list[int], list[int]] | None:
-    """Split the items into (cells, pieces), each in item order, or None.
+    """Split the items into (cells, pieces), each in item order, or None (found once per
+    cover and kept in its :attr:`~core.exact_cover.ExactCover.derived`: choosing a method
+    asks twice before the solver asks again).
 
     Pieces never share an option, so every candidate is an independent set of the items'
     co-occurrence graph, grown greedily in a few orders (by item index both ways, by
@@ -155,6 +157,13 @@ def classify(ec: ExactCover) -> tuple[list[int], list[int]] | None:
     the most options wins: on a polyform cover the pieces are in every option (but those
     of pieces in unlimited supply), which no set of cells is unless the board is a
     checkerboard of dominoes, and that one fails "cells touch cells"."""
+    if "bitboard.classify" not in ec.derived:
+        ec.derived["bitboard.classify"] = _classify(ec)
+    found = ec.derived["bitboard.classify"]
+    return None if found is None else (list(found[0]), list(found[1]))
+
+
+def _classify(ec: ExactCover) -> tuple[list[int], list[int]] | None:
     masks, with_ = _cooccurrence(ec)
     n = ec.n_items
     degree = [0] * n

@@ -243,6 +243,10 @@ LEVELS_MARGIN = 1.5
 #: levels could save less than this per unit, and measuring them costs more (Soma: the
 #: search counts a unit in 0.9 ms, levels take 3 ms to be measured)
 QUICK_UNIT_SECONDS = 0.002
+#: a whole count the search ends within AUTO_TRIAL_NODES nodes and this many seconds is
+#: the answer (a node budget, so the choice does not depend on the machine's load; the
+#: seconds only guard covers whose nodes cost milliseconds)
+QUICK_WHOLE_SECONDS = 0.005
 
 
 def choose_method(problem: Searchable, options: SolverOptions, *, whole_count: bool) -> MethodChoice:
@@ -252,6 +256,9 @@ def choose_method(problem: Searchable, options: SolverOptions, *, whole_count: b
     Only a whole count (no listing, split, node budget or verification) of a plain cover
     with the kernel, no ``--distinct`` and the memo on has a choice; otherwise it searches.
 
+    0. The search (by orbits) gets :data:`~core.frontier.AUTO_TRIAL_NODES` nodes and
+       :data:`QUICK_WHOLE_SECONDS`: a count that ends there is the answer and nothing else
+       is measured (Soma: 1 ms, where building and measuring levels cost 5 ms).
     1. The search (by orbits) runs :data:`~core.frontier.AUTO_TRIAL_NODES` nodes (at most
        :data:`TRIAL_SECONDS_AT_MOST`: a node of a huge cover costs milliseconds): a count
        that ends there is the answer (``trial``); one that the trial's share of the tree
@@ -286,6 +293,10 @@ def choose_method(problem: Searchable, options: SolverOptions, *, whole_count: b
                                       "has a choice of method", solver_for(problem, searched))
     ec = _cover_of(problem)
     solver = solver_for(problem, searched)
+    quick = solver.solve((), SolveRequest(node_budget=AUTO_TRIAL_NODES, seconds=QUICK_WHOLE_SECONDS))
+    if quick.complete:  # measuring another method would cost more than it could save
+        return MethodChoice(searched, f"search: it counted everything in {quick.stats.nodes:,} nodes "
+                                      f"({quick.stats.seconds:.2g} s)", solver, quick)
     why_not = refusal(ec)
     width = band(ec) if why_not is None else None
     if why_not is None and width > AUTO_MAX_BAND:
@@ -434,14 +445,20 @@ def _race_states(search: Solver) -> list[tuple[int, ...]]:
     rng = random.Random(0)
     states: list[tuple[int, ...]] = []
     n_options = getattr(search, "ec").n_options
+    # the depth where the first walk found its state: later walks go down to it without
+    # searching on the way (each search above it would run out at STATE_NODES_MAX nodes;
+    # the 3x4x5 box: 0.7 s of walks before, under load)
+    found_at = 0
     for _ in range(STATE_WALKS):
         path: tuple[int, ...] = ()
         while True:
-            r = search.solve(path, SolveRequest(node_budget=STATE_NODES_MAX))
-            if r.complete:
-                if r.stats.nodes >= STATE_NODES_MIN and path not in states:
-                    states.append(path)
-                break
+            if len(path) >= found_at:
+                r = search.solve(path, SolveRequest(node_budget=STATE_NODES_MAX))
+                if r.complete:
+                    if r.stats.nodes >= STATE_NODES_MIN and path not in states:
+                        states.append(path)
+                        found_at = found_at or len(path)
+                    break
             children = search.split(len(path) + 1, path)
             if len(children) == 1 and children[0].path == path:
                 break

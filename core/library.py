@@ -16,6 +16,8 @@ from . import catalog
 from .catalog import LibraryEntry, NamePattern
 from .errors import ProblemError
 from .problem import Problem
+from .crossword.puz_file import is_puz
+from .crossword.puz_file import spec_text as puz_spec_text
 from .sniff import is_toml_with_kind, sniff
 from .toml_input import load_toml
 
@@ -66,7 +68,9 @@ def kinds() -> Iterable[str]:
     return sorted(catalog.LOADERS)
 
 #: file suffix -> format name
-SUFFIX_FORMATS = {".dlx": "dlx", ".toml": "toml", ".txt": "text"}
+SUFFIX_FORMATS = {".dlx": "dlx", ".toml": "toml", ".txt": "text", ".puz": "puz", ".ipuz": "ipuz", ".xd": "xd"}
+#: formats that only one model reads: the suffix names the model too
+SUFFIX_KINDS = {"dlx": "exact-cover", "puz": "crossword", "ipuz": "crossword", "xd": "crossword"}
 #: the name that reads a problem from standard input
 STDIN = "-"
 
@@ -75,28 +79,45 @@ def spec_from_file(path: str, kind: str | None = None) -> dict[str, Any]:
     """Read a problem file (``-``: standard input) into a spec (its text travels with the
     spec, so a worker on another machine needs no copy of the file)."""
     if path == STDIN:
-        return spec_from_text(sys.stdin.read(), source_name="<stdin>", kind=kind)
+        stream = getattr(sys.stdin, "buffer", None)  # (a text stream without bytes under tests)
+        if stream is None:
+            return spec_from_text(sys.stdin.read(), source_name="<stdin>", kind=kind)
+        return spec_from_bytes(stream.read(), source_name="<stdin>", kind=kind)
     try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
+        with open(path, "rb") as fh:
+            data = fh.read()
     except FileNotFoundError:
         raise ProblemError("no such file or built-in problem", source=path) from None
     except IsADirectoryError:
         raise ProblemError("a directory, not a problem file", source=path) from None
-    except UnicodeDecodeError:
-        raise ProblemError("not a problem file: not UTF-8 text", source=path) from None
     except OSError as exc:
         raise ProblemError(f"cannot read file: {exc.strerror or exc}", source=path) from None
-    return spec_from_text(text, source_name=path, kind=kind)
+    return spec_from_bytes(data, source_name=path, kind=kind)
+
+
+def spec_from_bytes(data: bytes, *, source_name: str = "<stdin>", kind: str | None = None) -> dict[str, Any]:
+    """The spec of a problem file's bytes: an Across Lite ``.puz`` file (binary: told by
+    its suffix or its magic string) travels as base64 text; anything else must be UTF-8
+    text (:func:`spec_from_text`)."""
+    suffix = os.path.splitext(source_name)[1].lower()
+    if SUFFIX_FORMATS.get(suffix) == "puz" or (kind in (None, "crossword") and is_puz(data)):
+        if kind not in (None, "crossword"):
+            raise ProblemError(f"--kind {kind}: a .puz file is a crossword", source=source_name)
+        return {"kind": "crossword", "format": "puz", "text": puz_spec_text(data), "source_name": source_name}
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ProblemError("not a problem file: not UTF-8 text", source=source_name) from None
+    return spec_from_text(text, source_name=source_name, kind=kind)
 
 
 def spec_from_text(text: str, *, source_name: str = "<text>", kind: str | None = None) -> dict[str, Any]:
     """The spec of a problem given as text: TOML (its ``kind`` line names the model), a
-    ``.dlx`` file, or ``kind``'s format; without ``kind``, the model is told from the
-    content (:mod:`core.sniff`)."""
+    ``.dlx``, ``.ipuz`` or ``.xd`` file, or ``kind``'s format; without ``kind``, the model
+    is told from the content (:mod:`core.sniff`)."""
     suffix = os.path.splitext(source_name)[1].lower()
     fmt = SUFFIX_FORMATS.get(suffix)
-    if fmt == "toml" or (fmt != "dlx" and kind is None and is_toml_with_kind(text)):
+    if fmt == "toml" or (fmt not in SUFFIX_KINDS and kind is None and is_toml_with_kind(text)):
         data = load_toml(text, source_name)
         toml_kind = data.get("kind")
         if not isinstance(toml_kind, str):
@@ -104,11 +125,20 @@ def spec_from_text(text: str, *, source_name: str = "<text>", kind: str | None =
         if kind is not None and kind != toml_kind:
             raise ProblemError(f"--kind {kind} disagrees with kind = {toml_kind!r} in the file", source=source_name)
         return {"kind": toml_kind, "format": "toml", "text": text, "source_name": source_name}
-    if kind is None and fmt == "dlx":
-        kind = "exact-cover"
+    if fmt == "puz":
+        raise ProblemError("a .puz file is binary: read it from its file", source=source_name)
+    if kind is None and fmt in SUFFIX_KINDS:
+        kind = SUFFIX_KINDS[fmt]
     if kind is None:
         found = sniff(text, source_name)  # (TOML was taken above: here found.kind is a model)
         return {"kind": found.kind, "format": found.format, "text": text, "source_name": source_name}
+    if fmt is None:  # --kind K on a file without a telling suffix: K's format, as the content says
+        try:
+            found = sniff(text, source_name)
+        except ProblemError:
+            found = None
+        if found is not None and found.kind == kind:
+            fmt = found.format
     return {"kind": kind, "format": fmt or "text", "text": text, "source_name": source_name}
 
 

@@ -76,6 +76,12 @@ class Problem:
         """An SVG picture of a solution, where the model has one."""
         return None
 
+    def solution_json(self, solution: Path) -> dict[str, Any]:
+        """What a solution's JSON entry (``solutions --json``, ``solve --all --json``) adds
+        to its option ids and text, where the model has a plainer form (crosswords: the
+        grid as rows of ``#`` and ``.``)."""
+        return {}
+
     @property
     def has_pictures(self) -> bool:
         """Whether :meth:`render_svg` draws this model's solutions."""

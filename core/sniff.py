@@ -12,6 +12,11 @@ TOML                      its first line (comments aside) is      the ``kind`` l
                           ``kind = ...``
 a crossword as JSON       an object with ``size`` and ``grid`` or  crossword, json
                           ``gridnums``
+an .ipuz crossword        JSON (or ``ipuz(...)``) whose ``kind``   crossword, ipuz
+                          names ``http://ipuz.org/crossword``
+an .xd crossword          ``Key: value`` headers, two blank       crossword, xd
+                          lines, equally long grid rows with a
+                          ``#``; or ``## Grid`` headings
 the tile-puzzle text      blocks of rows of ``#`` ``-`` ``.``      polyform, text
                           (a board, then tiles), with a ``-``
 a crossword as text       optional ``key = value`` lines, then    crossword, text
@@ -25,7 +30,8 @@ a DLX file                an items line, then option lines that   exact-cover, d
                           mostly name those items
 ========================  ======================================  =================
 
-Anything else is "not a problem file" — rather than the DLX or grid parse error a
+An Across Lite ``.puz`` file is binary: :func:`core.library.spec_from_bytes` tells it by
+its magic string before any text is decoded.  Anything else is "not a problem file" — rather than the DLX or grid parse error a
 wrong guess would give.  A file whose content is recognised but wrong (a DLX option
 naming an unknown item) gets its model's own error, with the line.
 """
@@ -38,11 +44,14 @@ from dataclasses import dataclass
 from .errors import ProblemError
 
 #: what :func:`sniff` tells a user it looked for, when the text is none of them
-RECOGNISED = ("TOML with a kind line, the tile-puzzle text, a crossword (JSON or text), a sudoku grid, "
-              "a roads grid, a DLX file")
+RECOGNISED = ("TOML with a kind line, the tile-puzzle text, a crossword (JSON, .ipuz, .xd, .puz or text), "
+              "a sudoku grid, a roads grid, a DLX file")
 
 _KEY_LINE = re.compile(r"^\s*[A-Za-z_][A-Za-z0-9_]*\s*=")
 _CROSSWORD_ROW = re.compile(r"^[#.A-Za-z]+$")
+_XD_HEADER = re.compile(r"^[A-Za-z][A-Za-z0-9 _-]*:")
+_XD_HEADING = re.compile(r"^\s*##\s+grid\s*$", re.IGNORECASE)
+_IPUZ_KIND = "http://ipuz.org/"
 
 
 @dataclass(frozen=True)
@@ -66,8 +75,10 @@ def sniff(text: str, source: str | None = None) -> Sniffed:
                            source=source)
     if is_toml_with_kind(text):
         return Sniffed(None, "toml")
-    if content[0].startswith(("{", "[")):
+    if content[0].startswith(("{", "[", "ipuz(")):
         return _json_kind(text, source)
+    if _is_xd(lines):
+        return Sniffed("crossword", "xd")
     for test, found in ((_is_tile_puzzle, Sniffed("polyform", "text")),
                         (_is_crossword_text, Sniffed("crossword", "text")),
                         (_is_sudoku_grid, Sniffed("sudoku", "text")),
@@ -90,15 +101,42 @@ def is_toml_with_kind(text: str) -> bool:
 
 
 def _json_kind(text: str, source: str | None) -> Sniffed:
+    body = text.strip()
+    wrapped = body.startswith("ipuz(") and body.endswith(")")
     try:
-        data = json.loads(text)
+        data = json.loads(body[5:-1] if wrapped else body)
     except json.JSONDecodeError as exc:
         raise ProblemError(f"not a problem file: it starts like JSON but is not ({exc.msg})", source=source,
                            line=exc.lineno) from None
+    kinds = data.get("kind") if isinstance(data, dict) else None
+    if wrapped or (isinstance(kinds, list) and any(isinstance(k, str) and k.startswith(_IPUZ_KIND) for k in kinds)):
+        return Sniffed("crossword", "ipuz")  # (an ipuz file of another kind: the reader says so)
     if isinstance(data, dict) and "size" in data and ("grid" in data or "gridnums" in data):
         return Sniffed("crossword", "json")
     raise ProblemError("not a problem file: JSON, but not a crossword (an object with size and grid or "
                        "gridnums)", source=source)
+
+
+def _is_xd(lines: list[str]) -> bool:
+    """An .xd crossword: a ``## Grid`` heading; or ``Key: value`` header lines, two or
+    more blank lines, then equally long rows without spaces, a ``#`` among them."""
+    if any(_XD_HEADING.match(line) for line in lines):
+        return True
+    sections: list[list[str]] = [[]]
+    blank = 0
+    for line in lines:
+        if not line:
+            blank += 1
+            continue
+        if blank >= 2 and sections[-1]:
+            sections.append([])
+        blank = 0
+        sections[-1].append(line)
+    if len(sections) < 2:
+        return False
+    headers, grid = sections[0], sections[1]
+    return (all(_XD_HEADER.match(h) for h in headers) and len({len(r) for r in grid}) == 1
+            and not any(" " in r for r in grid) and any("#" in r for r in grid))
 
 
 def _blocks(lines: list[str]) -> list[list[str]]:

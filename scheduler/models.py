@@ -27,6 +27,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
 
+from .clock import utcnow  # noqa: F401  (re-exported: the ledger's modules take it from here)
 from .states import SubproblemState
 
 #: an autoincrement key that is BIGINT on PostgreSQL and INTEGER (rowid) on SQLite
@@ -44,10 +45,6 @@ class BigCount(TypeDecorator):
 
     def process_result_value(self, value: str | None, dialect: Any) -> int | None:
         return None if value is None else int(value)
-
-
-def utcnow() -> dt.datetime:
-    return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
 
 
 class Base(DeclarativeBase):

@@ -19,20 +19,23 @@ import gc
 import time
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from core.engines import Method, choose_method, engine_for, solver_for
 from core.errors import ProblemError
-from core.estimate import Band, Estimate, estimate
+from core.estimate import Band, CannotEstimate, Estimate, estimate
 from core.library import load
 from core.problem import Problem
 from core.search import SolveRequest, SolveResult, Solver, Subpath
 from core.symmetry import OrbitCounter
 
 from .batches import seconds_per_weight
-from .db import Ledger
-from .models import utcnow
+from .clock import utcnow
 from .run_options import DEFAULT_BUDGET, ExecutorKind, Mode, RunOptions
 from .work import outcome_of, request_for
+
+if TYPE_CHECKING:
+    from .db import Ledger
 
 PER_WORKER = 32
 MINIMUM = 64
@@ -119,7 +122,7 @@ def estimate_after(solver: Solver, trial: SolveResult, *, seconds: float = ESTIM
     if trial.stopped_by is None and not trial.frontier:
         n, c, t = float(trial.stats.nodes), float(trial.count), float(trial.stats.seconds)
         return Estimate(0, Band(n, n, n), Band(c, c, c), Band(t, t, t), rate)
-    return estimate(solver, samples, seed=seed, max_seconds=seconds, rate=rate)
+    return estimate(solver, samples, seed=seed, max_seconds=seconds, rate=rate, searched=trial.stats.nodes)
 
 
 def estimate_json(est: Estimate) -> dict:
@@ -155,6 +158,8 @@ class PreparedRun:
     started: dt.datetime | None = None
     #: the estimate is the caller's to make once the run is written (:meth:`estimate_later`)
     estimate_deferred: bool = False
+    #: why there is no estimate where one was asked for (:class:`core.estimate.CannotEstimate`)
+    estimate_refusal: str | None = None
 
     def create(self, ledger: Ledger, executor: ExecutorKind) -> int:
         """Write the run, its subproblems and what planning found, in one transaction;
@@ -173,21 +178,28 @@ class PreparedRun:
                           first=None if first is None else lambda run_id, sub_id: outcome_of(first, run_id, sub_id,
                                                                                             self.mode))
 
-    def estimate_later(self, ledger: Ledger, run_id: int) -> Estimate:
-        """Make the estimate :func:`prepare` deferred and record it on the written run."""
+    def estimate_later(self, ledger: Ledger, run_id: int) -> Estimate | None:
+        """Make the estimate :func:`prepare` deferred and record it on the written run
+        (None, and nothing recorded, where the tree cannot be estimated)."""
         from .ledger import record_estimate
 
         self.estimate = self.make_estimate()
-        record_estimate(ledger, run_id, estimate_json(self.estimate), round(self.estimate.nodes.value))
+        if self.estimate is not None:
+            record_estimate(ledger, run_id, estimate_json(self.estimate), round(self.estimate.nodes.value))
         return self.estimate
 
-    def make_estimate(self) -> Estimate:
+    def make_estimate(self) -> Estimate | None:
         """The run's size: after the planning trial when there was one (the trial is the
-        timing search; exact when it finished), else :func:`quick_estimate`."""
+        timing search; exact when it finished), else :func:`quick_estimate`.  None, with
+        :attr:`estimate_refusal` saying why, where random paths cannot size the tree."""
         trial = self.plan.first
-        if trial is not None and self.plan.depth == 0 and self.mode is not Mode.FIRST:
-            return estimate_after(self.solver, trial)
-        return quick_estimate(self.solver)
+        try:
+            if trial is not None and self.plan.depth == 0 and self.mode is not Mode.FIRST:
+                return estimate_after(self.solver, trial)
+            return quick_estimate(self.solver)
+        except CannotEstimate as exc:
+            self.estimate_refusal = str(exc)
+            return None
 
     @property
     def seconds_per_weight(self) -> float | None:

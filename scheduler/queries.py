@@ -179,20 +179,49 @@ def model_summary(ledger: Ledger, run_id: int, s: dict[str, Any]) -> dict[str, A
     return summarise(options for _, _, options in iter_solutions(ledger, run_id, limit=SUMMARY_LIMIT))
 
 
+def given_found(ledger: Ledger, run_id: int, s: dict[str, Any], problem: Problem | None = None) -> bool | None:
+    """Whether a finished run found the grid its crossword file was read from (the model's
+    ``given_found``): for a count or ``--all``, whether that grid's path is a solution path
+    of the tree the run searched in full; for ``--first N``, whether it is among the N
+    stored solutions.  None when the problem has no given grid, or the run is not done."""
+    if s["status"] != RunStatus.DONE:
+        return None
+    problem = problem or problem_of(ledger, run_id)
+    check = getattr(problem, "given_found", None)
+    if check is None:
+        return None
+    stored = None
+    if Mode(s["mode"]) is Mode.FIRST:  # (a whole tree's run stored every solution, or counted it)
+        stored = (options for _, _, options in iter_solutions(ledger, run_id))
+    return check(stored)
+
+
 def run_details(ledger: Ledger, run_id: int) -> dict[str, Any]:
-    """What ``show --json`` prints: :func:`run_summary`, with the model's ``summary``."""
+    """What ``show --json`` prints: :func:`run_summary`, with the model's ``summary`` and,
+    for a crossword read from a grid or file, ``given_found`` (:func:`given_found`)."""
     s = run_summary(ledger, run_id)
     summary = model_summary(ledger, run_id, s)
     if summary is not None:
         s["summary"] = summary
+    found = given_found(ledger, run_id, s)
+    if found is not None:
+        s["given_found"] = found
     return s
 
 
 def solution_rows(ledger: Ledger, run_id: int, problem: Problem, *, limit: int,
                   offset: int = 0) -> list[dict[str, Any]]:
     """What ``solutions --json`` prints: one page of stored solutions, with their text."""
-    return [{"index": i, "subproblem": sub, "options": list(sol), "text": problem.render_text(sol)}
+    return [solution_entry(problem, i, sub, sol)
             for i, sub, sol in iter_solutions(ledger, run_id, limit=limit, offset=offset)]
+
+
+def solution_entry(problem: Problem, index: int, subproblem: int, options: tuple[int, ...]) -> dict[str, Any]:
+    """One stored solution as JSON: its 0-based index, subproblem, option ids and text,
+    and what the model adds (:meth:`core.problem.Problem.solution_json`: a crossword's
+    ``grid``)."""
+    return {"index": index, "subproblem": subproblem, "options": list(options), "text": problem.render_text(options),
+            **problem.solution_json(options)}
 
 
 def count_solutions(ledger: Ledger, run_id: int) -> int:

@@ -70,14 +70,20 @@ _POOL: dict[str, Any] = {}
 STOP_WAIT = 5.0
 
 
+#: the planner's solver while a pool that inherits it is forked (see :class:`_LocalRun`)
+_INHERITED: dict[str, Any] = {}
+
+
 def _pool_init(run_id: int, spec: dict, options: RunOptions, parent_pid: int, watch_fds: tuple[int, int]) -> None:
     die_with_parent(parent_pid, *watch_fds)
     after_fork()  # the parent's connections are the parent's
-    _POOL.update(run_id=run_id, spec=spec, options=options, signals=PoolProcessSignals())
+    _POOL.update(run_id=run_id, spec=spec, options=options, signals=PoolProcessSignals(),
+                 solver=_INHERITED.get("solver"))
 
 
 def _pool_solver(run_id: int):
-    return cached_solver(("local", run_id), _POOL["spec"], _POOL["options"])
+    inherited = _POOL["solver"]
+    return inherited if inherited is not None else cached_solver(("local", run_id), _POOL["spec"], _POOL["options"])
 
 
 def _pool_solve(task: Task, mode: Mode) -> Outcome:
@@ -98,7 +104,7 @@ class _LocalRun:
     solves it — so the verifier is always another process than the recording worker.
     """
 
-    def __init__(self, ledger: Ledger, run: Run, workers: int):
+    def __init__(self, ledger: Ledger, run: Run, workers: int, solver: Any = None):
         self.ledger, self.run, self.workers = ledger, run, workers
         self.mode, self.options = Mode(run.mode), RunOptions.from_json(run.options)
         self.sampling = sampling_of(run.verify_fraction, self.options.verify_seed)
@@ -113,7 +119,13 @@ class _LocalRun:
         self.refusals: dict[int, int] = {}
         self.max_refusals = MAX_REFUSALS if workers > 1 else 1
         self.failed = False
-        self._solver = None
+        # the planner's solver, when given: the pool's processes fork (at the first
+        # submit) with it and start solving at once, instead of rebuilding the problem
+        # from the spec (the pentacube box: about 0.1 s each while the other waits)
+        self._solver = solver
+        _INHERITED.clear()
+        if solver is not None:
+            _INHERITED["solver"] = solver
         self._checked_status = time.monotonic()
 
     def drive(self, on_progress: ProgressHook | None) -> bool:
@@ -181,6 +193,7 @@ class _LocalRun:
                 fut.cancel()
         self.pool.shutdown(wait=wait_for_pool, cancel_futures=not wait_for_pool)
         self.watch.close()
+        _INHERITED.clear()
 
     def wind_down(self) -> None:
         """Interrupted: hand out nothing more, ask the pool processes to stop (their
@@ -200,6 +213,7 @@ class _LocalRun:
         self.outcomes = []
         self.pool.shutdown(wait=True, cancel_futures=True)
         self.watch.close()
+        _INHERITED.clear()
 
     def hurry(self) -> None:
         """A second signal while winding down: kill the pool processes now."""
@@ -214,10 +228,12 @@ class _LocalRun:
                 pass
 
 
-def run_local(ledger: Ledger, run_id: int, workers: int, on_progress: ProgressHook | None = None) -> bool:
+def run_local(ledger: Ledger, run_id: int, workers: int, on_progress: ProgressHook | None = None, *,
+              solver: Any = None) -> bool:
     """Solve a run's open subproblems (and verifications) on ``workers`` processes until
     none is left; close the run.  Returns False when the run was cancelled or failed
-    meanwhile.  A KeyboardInterrupt (:class:`scheduler.interrupts.Interrupted`) winds it
+    meanwhile.  ``solver``: the run's solver, already built by the planner in this
+    process (the pool's processes inherit it).  A KeyboardInterrupt (:class:`scheduler.interrupts.Interrupted`) winds it
     down — results that came recorded, the pool stopped, leases released, the run marked
     ``interrupted`` — and goes on up."""
     run = get_run(ledger, run_id)
@@ -227,7 +243,7 @@ def run_local(ledger: Ledger, run_id: int, workers: int, on_progress: ProgressHo
         if on_progress is not None:
             on_progress()
         return True
-    driver = _LocalRun(ledger, run, workers)
+    driver = _LocalRun(ledger, run, workers, solver)
     with hurried_by(driver.hurry):
         try:
             finished = driver.drive(on_progress)

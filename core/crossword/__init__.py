@@ -4,7 +4,8 @@ Start with :func:`core.library.load` (``crossword-23``, a ``.toml`` file) or bui
 :class:`Puzzle` and search it with :class:`CrosswordSolver`.  The modules: ``grid``
 (squares, numbers, clue strings), ``rules``, ``symmetry``, ``puzzle`` (validated input),
 ``search`` (the solver), ``transfer`` (a second, independent counter: row by row),
-``parse`` (TOML, grid text, JSON), ``render``, ``library``.
+``parse`` (TOML, grid text, JSON), ``puz_file``, ``ipuz_file`` and ``xd_file`` (the grids
+of published files), ``render``, ``library``.
 """
 from ..catalog import register_kind
 from .grid import Grid, Number

@@ -10,7 +10,11 @@ source.  The formats:
 * plain text: optional ``key = value`` lines (the TOML keys), then the grid rows.
 * JSON: ``size.rows``, ``size.cols``, a flat ``grid`` (``"."`` for black) and/or a flat
   ``gridnums`` list (0 for an unnumbered square), optionally ``clues.across`` /
-  ``clues.down`` lists of ``"12. text"``.
+  ``clues.down`` lists of ``"12. text"`` (the layout of the public NYT archives).
+* the files crosswords are published in: Across Lite ``.puz`` (binary; its spec's text is
+  base64), ``.ipuz`` and ``.xd`` (``puz_file``, ``ipuz_file``, ``xd_file``).  Like a grid
+  given in TOML, the file's grid is the puzzle's ``given`` grid, its clue string and its
+  strongest symmetry are derived, and it must keep the default rules.
 """
 from __future__ import annotations
 
@@ -22,6 +26,7 @@ from typing import Any
 from ..errors import ProblemError
 from ..toml_input import load_toml
 from . import symmetry as sym
+from . import ipuz_file, puz_file, xd_file
 from .grid import Grid
 from .puzzle import Puzzle
 from .rules import Rules, violation
@@ -40,11 +45,27 @@ def puzzle_from_spec(spec: dict[str, Any]) -> Puzzle:
     if not isinstance(text, str):
         raise ProblemError("a crossword spec needs its text", source=source)
     fmt = spec.get("format", "toml")
+    if fmt in FILE_READERS:
+        return from_file_grid(FILE_READERS[fmt](text, source), source)
     if fmt == "json" or (fmt != "toml" and text.lstrip().startswith("{")):
         return from_json(text, source)
     if fmt == "toml":
         return from_toml(text, source)
     return from_grid_text(text, source)
+
+
+def _puz_grid(text: str, source: str | None) -> Grid:
+    return puz_file.read_grid(puz_file.spec_bytes(text, source), source)
+
+
+#: format -> the grid of a published crossword file's spec text
+FILE_READERS = {"puz": _puz_grid, "ipuz": ipuz_file.read_grid, "xd": xd_file.read_grid}
+
+
+def from_file_grid(grid: Grid, source: str | None = None) -> Puzzle:
+    """The puzzle of rebuilding the grid of a published file: the default rules, the
+    grid's strongest symmetry, its clue string and number 1's square."""
+    return from_grid(grid, Rules(), {}, source)
 
 
 def from_toml(text: str, source: str | None = None) -> Puzzle:

@@ -12,6 +12,7 @@ from .grid import Grid
 from .parse import puzzle_from_spec
 from .render import grid_svg, grid_text, summarise_grids
 from .rules import violation
+from .compiled import CompiledCrosswordSolver
 from .search import CrosswordSolver
 from .transfer_solver import TransferSolver
 from .transfer_solver import refusal as transfer_refusal
@@ -20,9 +21,10 @@ class CrosswordProblem(Problem):
     """Rebuild crossword grids from their clue numbers, or count every legal grid."""
 
     kind = "crossword"
-    #: the Python search (lists and counts), and the transfer method in C (counts only:
-    #: row by row, core/crossword/transfer_solver.py; --by-levels or chosen automatically)
-    engines = ("crossword", "transfer")
+    #: the search in C, then the same search in Python (its reference); the transfer
+    #: method (counts only: core/crossword/transfer_solver.py; --by-levels or chosen
+    #: automatically for whole counts)
+    engines = ("crossword", "crossword-python", "transfer")
 
     def __init__(self, spec: dict[str, Any], name: str | None = None):
         super().__init__(spec, name)
@@ -62,12 +64,48 @@ class CrosswordProblem(Problem):
     def render_svg(self, solution: Sequence[int] | Grid) -> str:
         return grid_svg(self.grid(solution))
 
+    def solution_json(self, solution: Sequence[int] | Grid) -> dict:
+        """``{"grid": [rows of "#" (black) and "." (white)]}``."""
+        return {"grid": self.grid(solution).to_text().splitlines()}
+
     def describe(self) -> str:
         return self.puzzle.describe()
 
     def summarise(self, solutions: Iterable[Sequence[int] | Grid]) -> dict:
         """See :func:`core.crossword.summarise`."""
         return summarise(self, solutions)
+
+    def given_path(self) -> Path | None:
+        """The path of the given grid (a grid file's own grid) in the search tree, or None
+        when there is no given grid or it is no solution.  The search follows the labels
+        the grid gives square by square (:meth:`CrosswordSolver.path_of`), and the leaf it
+        reaches is checked twice: by the search's own test and by :meth:`is_solution`."""
+        given = self.puzzle.given
+        if given is None:
+            return None
+        if self._solver is None:
+            self._solver = CrosswordSolver(self.puzzle)
+        path = self._solver.path_of(given)
+        if path is None or not self.is_solution(path) or self.grid(path) != given:
+            return None
+        return path
+
+    def given_found(self, stored: Iterable[Sequence[int]] | None = None) -> bool | None:
+        """Whether the given grid is among the grids of a finished run (None: no grid was
+        given).  For a run over the whole tree (``stored`` None: a count, or a listing of
+        every grid) the search visits every leaf and counts every solution leaf, so the
+        given grid is among them exactly when its path is a solution path (:meth:`given_path`;
+        any other exact counter counts the same grids: those :meth:`is_solution` accepts).
+        For a partial listing (``stored``: the solutions a ``--first N`` run stored) it is
+        whether one of them is that grid."""
+        given = self.puzzle.given
+        if given is None:
+            return None
+        if self.given_path() is None:
+            return False
+        if stored is None:
+            return True
+        return any(self.grid(s) == given for s in stored)
 
 
 def summarise(problem: CrosswordProblem, solutions: Iterable[Sequence[int] | Grid]) -> dict:
@@ -95,11 +133,17 @@ def summarise(problem: CrosswordProblem, solutions: Iterable[Sequence[int] | Gri
 
 
 def _crossword_solver(problem: Problem, options: SolverOptions) -> CrosswordSolver:
+    return CompiledCrosswordSolver(problem.puzzle)  # type: ignore[attr-defined]
+
+
+def _crossword_python_solver(problem: Problem, options: SolverOptions) -> CrosswordSolver:
     return CrosswordSolver(problem.puzzle)  # type: ignore[attr-defined]
 
 
 register_engine(Engine("crossword", "the crossword search: square by square, numbers and rules checked as it goes "
-                       "(Python)", frozenset(), _crossword_solver))
+                       "(C)", frozenset(), _crossword_solver))
+register_engine(Engine("crossword-python", "the crossword search in Python, the reference of the C one",
+                       frozenset(), _crossword_python_solver))
 
 
 def _transfer_solver(problem: Problem, options: SolverOptions) -> TransferSolver:

@@ -7,10 +7,18 @@ from html import escape
 from .grid import Grid
 
 
+def cell_width(rows: int, cols: int) -> int:
+    """The width of one square in :func:`grid_text`: the digits of the largest number a
+    rows x cols grid could carry (rows * cols), at least 2 -- the same for every grid of a
+    size, so the pictures of a run's grids line up (2 up to 9x9, 3 up to 31x31)."""
+    return max(2, len(str(rows * cols)))
+
+
 def grid_text(grid: Grid) -> str:
-    """The grid with its numbers: ``##`` black, `` .`` white, numbers right-aligned."""
+    """The grid with its numbers: black squares ``#`` and white ones ``.``, filling a
+    fixed width (:func:`cell_width`), numbers right-aligned; one space between squares."""
     nums = {(n.row, n.col): n.number for n in grid.numbering()}
-    w = max(2, len(str(max(nums.values(), default=0))))
+    w = cell_width(grid.rows, grid.cols)
     lines = []
     for r in range(grid.rows):
         cells = []

@@ -23,18 +23,23 @@ path names one of them per node), a solution (every square decided, every clue u
 white squares connected) or a dead end.  So the tree depends only on the puzzle, paths
 replay anywhere, and a node's weight is the product of ``1/(labels)`` along its path.
 
-Designs measured and dropped (2026-11-26, the project's 2-core x86_64 machine):
+The compiled search.  ``core/_crossword.c`` (:mod:`.compiled`, the ``crossword`` engine)
+searches this tree node for node, 50-200x faster; this module stays its reference (the
+``crossword-python`` engine; tests/core/test_crossword_compiled.py compares the two).
+Large counts go to the transfer method instead (``core/crossword/transfer.py``, which
+shares no code with this search).
 
-* a compiled search of this tree (``core/_crossword.c``, to be driven from here for whole
-  subtrees) was planned and never built; the path to it was removed, and this module is
-  the one search.  Large counts go to the transfer method instead
-  (``core/crossword/transfer.py``, which shares no code with this search): library entry
-  57 (13x13, no symmetry, 8,669,217 grids) takes 35.5 minutes here and 16 s there, every
-  11x11 grid with 180-degree symmetry 34.7 minutes and 10.6 s;
-* no early check of the end of the clue string: where a symmetry maps the top rows onto
-  the bottom ones, the numbers at the end of the grid are known early and are checked
-  against the end of the clue string (kept); without that check library entry 23 (15x15)
-  takes about two million nodes instead of 2,143.
+The end of the clue string (2026-11-27).  At every square the squares at the end of the
+grid whose numbers are already known (a symmetry that maps the top rows onto the bottom
+ones decides them early) must carry the end of the clue string (:meth:`_State.suffix_scan`,
+resumed from the parent's scan), and at row starts the squares whose numbers are still
+open are tried both ways against it (:meth:`_State.open_scan_ok`) and the letters between
+the two ends must fit the squares between (:meth:`_State.middle_ok`).  With them no
+``start`` is needed: the first white square is found like every other (published NYT
+grids, no start: a 15x15 in
+22,363 nodes instead of 174,559 with the end checked at row starts only, a 21x21 Sunday in
+1.3 million instead of 30.9 million; library entry 23 takes 1,113 nodes, 2,143 with the
+end checked at row starts, about two million with no check of the end at all).
 """
 from __future__ import annotations
 
@@ -83,6 +88,12 @@ class _State:
         # the number of Across clues (A, Z) from clue k on
         clues = puzzle.clues or ""
         self.across_left = [sum(ch != "D" for ch in clues[k:]) for k in range(len(clues) + 1)]
+        # the Across (A, Z) and Down (D, Z) clues before clue k
+        self.a_before = [sum(ch != "D" for ch in clues[:k]) for k in range(len(clues) + 1)]
+        self.d_before = [sum(ch != "A" for ch in clues[:k]) for k in range(len(clues) + 1)]
+        # suffix_scan(): the squares after scan_q carry clues[scan_j:]
+        self.scan_q = R * C - 1
+        self.scan_j = len(clues)
         self.line_bounds = rules.checked and rules.no_black_lines
 
     # -- colours ---------------------------------------------------------------
@@ -210,7 +221,8 @@ class _State:
         ``p == n`` means every square is decided; an empty list otherwise is a dead end."""
         n, C = self.n, self.C
         while p < n:
-            if self.nclues >= 0 and p % C == 0 and not (self.suffix_ok(p) and self.lines_ok(p)):
+            if self.nclues >= 0 and not (self.suffix_scan(p) and self.lines_ok(p)
+                                         and (p % C or (self.open_scan_ok(p) and self.middle_ok(p)))):
                 return p, []
             opts = self.options(p)
             if len(opts) != 1:
@@ -219,14 +231,68 @@ class _State:
             p += 1
         return n, []
 
-    def suffix_ok(self, p: int) -> bool:
-        """The squares at the end of the grid whose numbers are already known (a symmetry
-        that maps the top rows to the bottom ones decides them early) must carry the end
-        of the clue string, and leave room for the numbers still to come."""
-        color, C, R, n = self.color, self.C, self.R, self.n
-        clues, N = self.clues, self.nclues
-        j = N  # the suffix matched so far is clues[j:]
-        q = n - 1
+    def starts_known(self, q: int) -> tuple[bool, bool] | None:
+        """Whether white square q starts an Across word and a Down word, from what is
+        decided around it; None while either is still open.  An Across start has black
+        (or the edge) on its left and white on its right; a white left or a black right
+        rules it out.  The same downwards."""
+        color, C, R = self.color, self.C, self.R
+        r, c = divmod(q, C)
+        left = BLACK if c == 0 else color[q - 1]
+        right = BLACK if c + 1 == C else color[q + 1]
+        if left == WHITE or right == BLACK:
+            a = False
+        elif left == BLACK and right == WHITE:
+            a = True
+        else:
+            return None
+        up = BLACK if r == 0 else color[q - C]
+        down = BLACK if r + 1 == R else color[q + C]
+        if up == WHITE or down == BLACK:
+            d = False
+        elif up == BLACK and down == WHITE:
+            d = True
+        else:
+            return None
+        return a, d
+
+    def suffix_scan(self, p: int) -> bool:
+        """The end of the clue string against the end of the grid.  From the last square
+        back, the squares whose numbers are already known (a symmetry that maps the top
+        rows to the bottom ones decides them early) must carry the end of the clue
+        string; the scan stops at the first square not known yet, ``scan_q``, having
+        matched ``clues[scan_j:]``.  Colours are only added below a node, so a square
+        known stays known: the scan resumes where the parent's stopped (the search saves
+        and restores ``scan_q`` and ``scan_j``).  False on a mismatch."""
+        color, clues = self.color, self.clues
+        j, q = self.scan_j, self.scan_q
+        while q >= p:
+            col = color[q]
+            if col == UNKNOWN:
+                break
+            if col == WHITE:
+                known = self.starts_known(q)
+                if known is None:
+                    break
+                a, d = known
+                if a or d:
+                    j -= 1
+                    if j < self.k or clues[j] != ("Z" if a and d else "A" if a else "D"):
+                        return False
+            q -= 1
+        self.scan_q, self.scan_j = q, j
+        return True
+
+    def open_scan_ok(self, p: int) -> bool:
+        """Past the end of :meth:`suffix_scan`: the squares before ``scan_q`` whose colour
+        is decided but whose number is still open (a neighbour undecided) may or may not
+        start a word; each such square's possible letters are tried, keeping the set of
+        clue positions the end of the clue string could have reached.  False when none
+        is left.  Not resumed (open squares close later): it runs to the first undecided
+        colour; past 63 positions it says nothing (as the C search, whose set is 64 bits)."""
+        color, C, R, clues, k = self.color, self.C, self.R, self.clues, self.k
+        reach = {self.scan_j}
+        q = self.scan_q
         while q >= p:
             col = color[q]
             if col == UNKNOWN:
@@ -234,26 +300,68 @@ class _State:
             if col == WHITE:
                 r, c = divmod(q, C)
                 left = BLACK if c == 0 else color[q - 1]
-                up = BLACK if r == 0 else color[q - C]
-                if not left or not up:
-                    break
                 right = BLACK if c + 1 == C else color[q + 1]
+                up = BLACK if r == 0 else color[q - C]
                 down = BLACK if r + 1 == R else color[q + C]
-                if (left == BLACK and not right) or (up == BLACK and not down):
-                    break
-                a = left == BLACK and right == WHITE
-                d = up == BLACK and down == WHITE
-                if a or d:
-                    j -= 1
-                    if j < self.k or clues[j] != ("Z" if a and d else "A" if a else "D"):
-                        return False
+                a_opts = (False,) if left == WHITE or right == BLACK else (
+                    (True,) if left == BLACK and right == WHITE else (False, True))
+                d_opts = (False,) if up == WHITE or down == BLACK else (
+                    (True,) if up == BLACK and down == WHITE else (False, True))
+                nxt: set[int] = set()
+                for a in a_opts:
+                    for d in d_opts:
+                        if not a and not d:
+                            nxt |= reach
+                            continue
+                        want = "Z" if a and d else "A" if a else "D"
+                        for j in reach:
+                            if self.scan_j - j == 63:
+                                return True
+                            if j - 1 >= k and clues[j - 1] == want:
+                                nxt.add(j - 1)
+                reach = nxt
+                if not reach:
+                    return False
             q -= 1
         return True
 
+    def middle_ok(self, p: int) -> bool:
+        """At the start of a row (square p), after :meth:`suffix_scan`: squares p up to
+        ``scan_q`` hold exactly ``clues[k:scan_j]`` — no more Across, Down or both
+        letters than squares there could start such words, and (checked, no black
+        lines) an Across word in every whole row there."""
+        color, C, R, L, q = self.color, self.C, self.R, self.L, self.scan_q
+        can_a = can_d = can_z = can_any = 0
+        for x in range(p, q + 1):
+            if color[x] == BLACK:
+                continue
+            r, c = divmod(x, C)
+            left = BLACK if c == 0 else color[x - 1]
+            right = BLACK if c + 1 == C else color[x + 1]
+            up = BLACK if r == 0 else color[x - C]
+            down = BLACK if r + 1 == R else color[x + C]
+            a = left != WHITE and right != BLACK and c + L <= C
+            d = up != WHITE and down != BLACK and r + L <= R
+            can_a += a
+            can_d += d
+            can_z += a and d
+            can_any += a or d
+        k, j = self.k, self.scan_j
+        want = j - k
+        want_a = self.a_before[j] - self.a_before[k]
+        want_d = self.d_before[j] - self.d_before[k]
+        if want > can_any or want_a > can_a or want_d > can_d or want_a + want_d - want > can_z:
+            return False
+        if self.line_bounds:
+            whole_rows = (q + 1) // C - (p + C - 1) // C
+            if whole_rows > 0 and want_a < whole_rows:
+                return False
+        return True
+
     def lines_ok(self, p: int) -> bool:
-        """At the start of row r (checked and no black lines): every row from r on starts
-        an Across word, so the clue string must have that many Across clues left."""
-        return not self.line_bounds or self.across_left[self.k] >= self.R - p // self.C
+        """Checked and no black lines: every row that starts at p or later starts an
+        Across word, so the clue string must have that many Across clues left."""
+        return not self.line_bounds or self.across_left[self.k] >= self.R - (p + self.C - 1) // self.C
 
     def is_solution(self) -> bool:
         """At p == n: every clue used and the white squares connected."""
@@ -286,6 +394,17 @@ class CrosswordSolver(Solver):
     def __init__(self, puzzle: Puzzle):
         self.puzzle = puzzle
         self.orbit = sym.orbits(puzzle.symmetry, puzzle.rows, puzzle.cols)
+
+    def estimate_refusal(self) -> str | None:
+        """Why random paths cannot size this tree (see :mod:`core.estimate`), or None.
+        Counting every legal grid they size within their band; a rebuild from a clue
+        string they do not: its few grids lie at the end of long paths among many that end
+        early, and the bands missed the real size 20 to 4,000 times (library entries 20,
+        21, 23, 53; the NYT fixtures)."""
+        if self.puzzle.clues is None:
+            return None
+        return ("random paths cannot size a rebuild from a clue string: its few grids lie at the end of long "
+                "paths among many that end early")
 
     # -- replay -------------------------------------------------------------------
     def _replay(self, path: Sequence[int]) -> tuple[_State, int, list[int], list[int]]:
@@ -421,7 +540,7 @@ class _Run:
         self.expanded += 1
         d2 = den * len(opts)
         for i, lab in enumerate(opts):
-            mark, k = len(st.trail), st.k
+            mark, k, scan = len(st.trail), st.k, (st.scan_q, st.scan_j)
             st.apply(p, lab)
             path.append(lab)
             try:
@@ -434,6 +553,7 @@ class _Run:
             finally:
                 path.pop()
                 st.undo(mark, k)
+                st.scan_q, st.scan_j = scan
 
     def _out_of_budget(self) -> bool:
         if self.node_budget is not None and self.stats.nodes >= self.node_budget:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from .board import Board
-from .shapes import TRANSFORMS_2D, TRANSFORMS_3D, Cell, Transform, apply, transform_form
+from .shapes import TRANSFORMS_2D, TRANSFORMS_3D, Cell, Transform, apply, is_rotation, transform_form
 
 
 @dataclass(frozen=True)
@@ -39,12 +39,14 @@ def board_maps(board: Board) -> list[tuple[Transform, Cell]]:
     free = board.free
     group = TRANSFORMS_2D if board.space == 2 else TRANSFORMS_3D
     lo = tuple(min(c[a] for c in free) for a in range(3))
+    hi = tuple(max(c[a] for c in free) for a in range(3))
     out = []
     for t in group:
-        img = [apply(t, c) for c in free]
-        ilo = tuple(min(c[a] for c in img) for a in range(3))
-        off = (lo[0] - ilo[0], lo[1] - ilo[1], lo[2] - ilo[2])
-        if all((z + off[0], y + off[1], x + off[2]) in free for z, y, x in img):
+        (p0, p1, p2), (s0, s1, s2) = t
+        # the image's low corner comes from the low or high side of the permuted axis
+        off = tuple(lo[a] - (lo[p] if s > 0 else -hi[p]) for a, (p, s) in enumerate(zip(t[0], t[1])))
+        o0, o1, o2 = off
+        if all((s0 * c[p0] + o0, s1 * c[p1] + o1, s2 * c[p2] + o2) in free for c in free):
             out.append((t, off))
     return out
 
@@ -67,13 +69,23 @@ def symmetry_group(board: Board, orientation_sets: Sequence[frozenset], counts: 
             for f in forms:
                 by_form[f] = k
     first = [min(forms) if forms else () for forms in orientation_sets]
+    #: (rotation or not, kind) -> image kind, for the rotation-closed kinds: t(R.f) =
+    #: R.t(f) depends only on t's coset of R, so two lookups per kind serve all 48 maps
+    by_coset: dict[tuple[bool, int], int | None] = {}
     out = []
     for t, off in board_maps(board):
         perm = []
+        rotation = is_rotation(t)
         for k, forms in enumerate(orientation_sets):
-            j = by_form.get(transform_form(t, first[k])) if closed[k] else None
-            if j is None or counts[j] != counts[k] or len(orientation_sets[j]) != len(forms):
-                j = by_key.get((frozenset(transform_form(t, f) for f in forms), counts[k]))
+            key = (rotation, k)
+            if closed[k] and key in by_coset:
+                j = by_coset[key]
+            else:
+                j = by_form.get(transform_form(t, first[k])) if closed[k] else None
+                if j is None or counts[j] != counts[k] or len(orientation_sets[j]) != len(forms):
+                    j = by_key.get((frozenset(transform_form(t, f) for f in forms), counts[k]))
+                if closed[k]:
+                    by_coset[key] = j
             if j is None:
                 break
             perm.append(j)

@@ -47,6 +47,7 @@ def estimate(app: App, name_or_file: str, kind: str | None, samples: int, max_se
     """Estimate a run before starting it: tree size, solutions and time on this machine
     (Knuth's random-path estimator, with a 95% band), and how a whole count would go."""
     from core.engines import Method, choose_method, solver_for
+    from core.estimate import CannotEstimate
     from core.estimate import estimate as knuth_estimate
     from core.library import load
 
@@ -55,7 +56,14 @@ def estimate(app: App, name_or_file: str, kind: str | None, samples: int, max_se
     whole = choose_method(problem, asked, whole_count=True)
     searched = whole.method if whole.method is Method.BITBOARD else Method.SEARCH  # the tree estimated
     solver = solver_for(problem, replace(whole.options, method=searched, symmetry=False))
-    est = knuth_estimate(solver, samples, seed=seed, max_seconds=max_seconds)
+    try:
+        est = knuth_estimate(solver, samples, seed=seed, max_seconds=max_seconds)
+    except CannotEstimate as exc:  # a plain answer, not a wrong figure
+        if app.as_json:
+            app.echo_json({"problem": problem.name, "cannot_estimate": str(exc), "whole_count": str(whole.method)})
+        else:
+            click.echo(f"{problem.name}: cannot estimate this model: {exc}")
+        return
     by_levels_here = whole.method is Method.LEVELS
     if app.as_json:
         app.echo_json({"problem": problem.name, **est.to_json(), "whole_count": str(whole.method)})

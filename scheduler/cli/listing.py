@@ -28,9 +28,11 @@ def echo_text(problem, rows: Iterable[Row]) -> None:
 
 
 def json_entries(problem, rows: Iterable[Row]) -> list[dict[str, Any]]:
-    """One object per solution: its index, subproblem, option ids and text."""
-    return [{"index": index, "subproblem": sub, "options": list(options), "text": problem.render_text(options)}
-            for index, sub, options in rows]
+    """One object per solution: its index, subproblem, option ids and text, and what the
+    model adds (a crossword's ``grid``): :func:`scheduler.queries.solution_entry`."""
+    from ..queries import solution_entry
+
+    return [solution_entry(problem, index, sub, options) for index, sub, options in rows]
 
 
 def write_svgs(problem, run_id: int, rows: Iterable[Row], out: str) -> int:

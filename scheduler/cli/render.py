@@ -52,6 +52,8 @@ def before_the_run(prepared: PreparedRun) -> str | None:
     """The line printed before a run starts: its estimate, or why there is none."""
     if prepared.estimate is not None:
         return estimate_line(prepared.estimate)
+    if prepared.estimate_refusal is not None:
+        return f"no estimate: cannot estimate this model ({prepared.estimate_refusal})"
     return method_line(prepared.options)
 
 
@@ -114,6 +116,14 @@ def headline(s: dict[str, Any]) -> str:
     if s.get("error"):
         line += f": {s['error']}"
     return line
+
+
+def given_note(found: bool | None) -> str:
+    """What the headline of a crossword file's run adds: whether the file's own grid is
+    among the grids found (nothing for a run without a given grid)."""
+    if found is None:
+        return ""
+    return "; the file's own grid is among them" if found else "; the file's own grid is NOT among them"
 
 
 def print_stats(s: dict[str, Any]) -> None:
@@ -184,7 +194,7 @@ def show_text(s: dict[str, Any], ledger_url: str) -> str:
     """``show``: one run in detail, the ledger it is in first."""
     options = RunOptions.from_json(s["options"])
     lines = [f"ledger       {ledger_url}",
-             headline(s),
+             headline(s) + given_note(s.get("given_found")),
              f"problem      {s['problem']} ({s['kind']}, spec {s['spec_hash'][:12]})",
              f"mode         {s['mode']} on {s['executor']}; options "
              f"{json.dumps({k: v for k, v in s['options'].items() if v is not None})}"]

@@ -15,6 +15,7 @@ from ..run_options import ExecutorKind
 from ..states import RunStatus
 from . import listing, render
 from .app import App, CLIError, cli
+from .opening import LedgerOpening
 from .options import broker_option, db_option, json_option, progress_option, run_options
 
 if TYPE_CHECKING:
@@ -25,11 +26,13 @@ _workers_option = click.option("--workers", type=click.IntRange(min=1), default=
 
 
 def _prepare(app: App, request: RunRequest, workers: int) -> tuple[Any, PreparedRun]:
-    """The ledger (it must answer before any work) and the prepared run."""
+    """The ledger and the prepared run: the ledger opens in a thread while the run is
+    planned, and a ledger that fails stops the planning at once (:mod:`.opening`)."""
     from ..planning import prepare
 
-    ledger = app.ledger()
-    return ledger, prepare(request, workers=workers)
+    with LedgerOpening(app.ledger) as opening:
+        prepared = prepare(request, workers=workers)
+        return opening.ledger(), prepared
 
 
 @cli.command()
@@ -71,7 +74,8 @@ def solve(app: App, request: RunRequest, limit: int | None, show_stats: bool, sv
                         view.update(progress(ledger, run_id))
 
                 if not prepared.done_in_planning:
-                    run_local(ledger, run_id, workers, on_progress=tick if view.enabled else None)
+                    run_local(ledger, run_id, workers, on_progress=tick if view.enabled else None,
+                              solver=prepared.solver)
                 if view.enabled:
                     view.update(progress(ledger, run_id))
         except Interrupted as exc:
@@ -96,10 +100,11 @@ def _interrupted(ledger, run_id: int | None, exc: Interrupted) -> None:
 def _report(app: App, ledger, prepared: PreparedRun, run_id: int, show_stats: bool, limit: int | None,
             svg_dir: str | None) -> None:
     """Print a finished local run: its solutions (when listing), headline and statistics."""
-    from ..queries import iter_solutions, run_summary
+    from ..queries import given_found, iter_solutions, run_summary
 
     problem = prepared.problem
     s = run_summary(ledger, run_id)
+    found = given_found(ledger, run_id, s, problem)
     rows: list[listing.Row] = []
     if prepared.mode.listing:
         rows = list(iter_solutions(ledger, run_id, limit=limit))
@@ -108,12 +113,14 @@ def _report(app: App, ledger, prepared: PreparedRun, run_id: int, show_stats: bo
     if app.as_json:
         data = render.short(s)
         data["stats"] = s["stats"]
+        if found is not None:
+            data["given_found"] = found
         if prepared.mode.listing:
             data["listing"] = listing.json_entries(problem, rows)
         app.echo_json(data)
     else:
         listing.echo_text(problem, rows)
-        click.echo(render.headline(s))
+        click.echo(render.headline(s) + render.given_note(found))
         if show_stats:
             render.print_stats(s)
     if s["status"] != RunStatus.DONE:

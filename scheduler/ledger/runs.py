@@ -242,7 +242,10 @@ def _owner_gone(session: Any, run: Run) -> dt.datetime | None:
     result, else its start); None while it may be alive.  A live local run holds at least
     one unexpired lease from its first lease until it closes (results and new leases are
     traded in one transaction), so a run that holds leases, all expired, has lost its
-    process (SIGKILL, a crash, a reboot).  A run with no lease at all is just starting."""
+    process (SIGKILL, a crash, a reboot).  A run with no lease at all is just starting —
+    it leases within milliseconds of being written (or of ``resume``) — unless it has held
+    none for a whole lease period since its last sign of life: then its process died
+    before its first lease."""
     if run.status != RunStatus.RUNNING or run.executor != ExecutorKind.LOCAL:
         return None
     latest = [
@@ -251,10 +254,14 @@ def _owner_gone(session: Any, run: Run) -> dt.datetime | None:
         for table in (Subproblem, Verification)
     ]
     held = [t for t in latest if t is not None]
-    if not held or max(held) >= utcnow():
+    now = utcnow()
+    if held and max(held) >= now:
         return None
     last = session.scalar(select(func.max(Subproblem.finished_at)).where(Subproblem.run_id == run.id))
-    return max(last or run.created_at, run.created_at)
+    since = max(last or run.created_at, run.created_at)
+    if not held and (now - since).total_seconds() <= RunOptions.from_json(run.options).lease_seconds():
+        return None
+    return since
 
 
 def cancel_run(ledger: Ledger, run_id: int) -> int:

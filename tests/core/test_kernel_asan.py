@@ -1,5 +1,5 @@
-"""The kernel's property tests (search and level count), the bitboard engine's, the crossword transfer count's
-and the interrupt tests again, with the C code built
+"""The kernel's property tests (search and level count), the bitboard engine's, the compiled crossword search's,
+the crossword transfer count's and the interrupt tests again, with the C code built
 under AddressSanitizer, so a memory error fails CI instead of a user's run."""
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ def test_kernel_property_tests_pass_under_address_sanitizer(tmp_path):
     shutil.copytree(ROOT / "core", pkg, ignore=shutil.ignore_patterns("*.so", "__pycache__"))
     suffix = sysconfig.get_config_var("EXT_SUFFIX")
     include = sysconfig.get_paths()["include"]
-    for module in ("_kernel", "_frontier", "_bitboard"):
+    for module in ("_kernel", "_frontier", "_bitboard", "_crossword"):
         subprocess.run(
             [
                 "gcc", "-shared", "-fPIC", "-std=c11", "-O1", "-g", "-Wall", "-Wextra", "-Werror",
@@ -54,6 +54,7 @@ def test_kernel_property_tests_pass_under_address_sanitizer(tmp_path):
     shutil.copy(ROOT / "tests" / "core" / "test_bitboard.py", tests)
     shutil.copy(ROOT / "tests" / "core" / "test_kernel_interrupts.py", tests)
     shutil.copy(ROOT / "tests" / "core" / "test_crossword_transfer_c.py", tests)
+    shutil.copy(ROOT / "tests" / "core" / "test_crossword_compiled.py", tests)
     env = dict(os.environ)
     env.update(
         PYTHONPATH=str(tmp_path),

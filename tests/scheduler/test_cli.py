@@ -127,6 +127,15 @@ def test_estimate_brackets_the_true_size(tc):
     tc("estimate", "no-such-problem", code=2)
 
 
+def test_estimate_of_a_crossword_rebuild_is_refused_not_wrong(tc):
+    """Random paths miss a clue string's tree by 20-4000x: the answer is a refusal."""
+    assert "crossword-23: cannot estimate this model" in tc("estimate", "crossword-23").stdout
+    data = json.loads(tc("estimate", "crossword-23", "--json").stdout)
+    assert "cannot size a rebuild" in data["cannot_estimate"] and "nodes" not in data
+    data = json.loads(tc("estimate", "crossword-all-7x7-rotational", "--seed", "1", "--json").stdout)
+    assert data["nodes"]["low"] <= 753 <= data["nodes"]["high"]  # every 7x7 grid: a tree of 753 nodes
+
+
 def test_verify_agrees_then_catches_a_corrupted_result(tc, sqlite_url):
     from sqlalchemy import create_engine, text
 
@@ -171,16 +180,18 @@ def test_by_levels_counts_in_one_level_count(tc):
     data = json.loads(tc("solve", "pentomino-5x12", "--by-levels", "--json", "--workers", "1").stdout)
     assert data["solutions"] == 4040 and data["status"] == "done"
     show = json.loads(tc("show", str(data["run_id"]), "--json").stdout)
-    assert show["subproblems"] == 1  # not split: a level count shares its states
+    # not split: a level count shares its states — unless a loaded machine stopped the
+    # planner's 0.2 s trial first (then what is left goes out in pieces)
+    assert show["subproblems"] == 1 or not show["plan"]["trial"]["complete"]
 
 
 def test_a_count_goes_by_levels_where_they_pay_and_says_so(tc):
     out = tc("solve", "pentomino-5x12", "--workers", "1").stdout
-    assert "4,040 solutions" in out and "states, by levels, 1 subproblem," in out
+    assert "4,040 solutions" in out and re.search(r"states, by levels, \d+ subproblems?,", out)
     run_id = out.split()[1]
     show = json.loads(tc("show", run_id, "--json").stdout)
     assert show["options"]["method"] == "levels" and show["options"]["method_reason"].startswith("levels: ")
-    assert show["subproblems"] == 1
+    assert show["subproblems"] == 1 or not show["plan"]["trial"]["complete"]  # (as above)
     assert "states/s" in tc("show", run_id).stdout  # a level count walks no tree: no nodes/s
     # where the search's tree is smaller, or when asked, it searches (and splits where asked)
     for args in (["pentomino-8x8-centre"], ["pentomino-5x12", "--by-search"],

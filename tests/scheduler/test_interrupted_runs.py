@@ -62,6 +62,25 @@ def test_a_local_run_whose_leases_all_expired_shows_interrupted(sqlite_url):
     assert progress(ledger, run_id).elapsed == elapsed  # its seconds stopped
 
 
+def test_a_local_run_killed_before_its_first_lease_shows_interrupted_after_a_lease_period(sqlite_url):
+    from scheduler.models import Run
+    from scheduler.run_options import RunOptions
+
+    ledger = open_ledger(sqlite_url)
+    run_id = make_run(ledger)
+    period = RunOptions.from_json(get_run(ledger, run_id).options).lease_seconds()
+    assert progress(ledger, run_id).status == RunStatus.RUNNING  # just written: starting
+    started = utcnow() - dt.timedelta(seconds=period + 5)
+    with ledger.session() as session:  # written a lease period ago, never leased
+        session.execute(update(Run).where(Run.id == run_id).values(created_at=started))
+    p = progress(ledger, run_id)
+    assert p.status == RunStatus.INTERRUPTED
+    assert abs(p.elapsed) < 1e-6  # it did nothing: its seconds stopped at its start
+    assert get_run(ledger, run_id).status == RunStatus.RUNNING  # shown, not written
+    _lease_some(ledger, run_id, utcnow() + dt.timedelta(seconds=60))
+    assert progress(ledger, run_id).status == RunStatus.RUNNING  # a live process holds leases
+
+
 def test_a_celery_run_with_expired_leases_is_still_running(sqlite_url):
     ledger = open_ledger(sqlite_url)
     run_id = make_run(ledger, executor="celery")

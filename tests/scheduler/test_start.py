@@ -11,7 +11,7 @@ from scheduler.migrate import current_revision
 from scheduler.migrate import head_revision as alembic_head
 from scheduler.schema_head import head_revision
 
-HEAVY = ("sqlalchemy", "alembic", "celery", "kombu", "rich")
+HEAVY = ("sqlalchemy", "alembic", "celery", "kombu", "rich", "puz", "ipuz", "xdformat")
 
 
 def loaded_after(code: str) -> list[str]:
@@ -40,6 +40,7 @@ def test_solve_does_not_load_celery(sqlite_url):
     loaded = loaded_after(code)
     assert "sqlalchemy" in loaded  # it did open the ledger
     assert "celery" not in loaded and "kombu" not in loaded and "rich" not in loaded
+    assert not {"puz", "ipuz", "xdformat"} & set(loaded)  # the crossword file libraries: for those files
 
 
 def test_the_head_read_from_the_files_is_alembics():
