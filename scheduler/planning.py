@@ -242,7 +242,8 @@ def prepare(request: RunRequest, *, workers: int, trial: bool = True, defer_esti
     who can make it once the workers have their subproblems."""
     options = request.options
     if options.solver.method is Method.LEVELS and request.mode is not Mode.COUNT:
-        raise ProblemError(f"{request.target}: --by-levels counts (no --all or --first) with the kernel engine")
+        raise ProblemError(f"{request.target}: --by-levels only counts (no --all or --first): the kernel engine's level "
+                           "count and a crossword's transfer method list nothing")
     problem = load(request.target, request.kind)
     problem.exact_cover()  # reading the problem ends here (a model's own compiling included);
     # the compiled problem lives as long as the command: the garbage collector need not
