@@ -16,8 +16,8 @@ setup(
             extra_compile_args=["-O3", "-std=c11", "-Wall", "-Wextra"],
         ),
         Extension(
-            "core._crossword",
-            sources=["core/_crossword.c"],
+            "core.crossword._crossword",
+            sources=["core/crossword/_crossword.c"],
             depends=["core/_interrupt.h", "core/_search_common.h"],
             extra_compile_args=["-O3", "-std=c11", "-Wall", "-Wextra"],
         ),

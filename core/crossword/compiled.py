@@ -1,4 +1,4 @@
-"""The crossword search in C (``core/_crossword.c``): the tree of :mod:`.search`, node
+"""The crossword search in C (``core/crossword/_crossword.c``): the tree of :mod:`.search`, node
 for node, about 50 times faster.
 
 :class:`CompiledCrosswordSolver` keeps the :class:`~core.search.Solver` contract the same
@@ -12,7 +12,7 @@ from __future__ import annotations
 from array import array
 from typing import Sequence
 
-from .. import _crossword
+from . import _crossword
 from ..errors import PathError
 from ..search import COUNT, STOPPED, SolveRequest, SolveResult, Stats, Subpath, weight_of, weights_of
 from .puzzle import Puzzle

@@ -23,7 +23,7 @@ path names one of them per node), a solution (every square decided, every clue u
 white squares connected) or a dead end.  So the tree depends only on the puzzle, paths
 replay anywhere, and a node's weight is the product of ``1/(labels)`` along its path.
 
-The compiled search.  ``core/_crossword.c`` (:mod:`.compiled`, the ``crossword`` engine)
+The compiled search.  ``core/crossword/_crossword.c`` (:mod:`.compiled`, the ``crossword`` engine)
 searches this tree node for node, 50-200x faster; this module stays its reference (the
 ``crossword-python`` engine; tests/core/test_crossword_compiled.py compares the two).
 Large counts go to the transfer method instead (``core/crossword/transfer.py``, which

@@ -1,4 +1,4 @@
-"""The compiled crossword search (core/_crossword.c) against the Python reference
+"""The compiled crossword search (core/crossword/_crossword.c) against the Python reference
 (core/crossword/search.py): the same tree, node for node — counts, listings, nodes per
 depth, budget stops and their frontiers, splits, replayed paths and bad paths."""
 from __future__ import annotations

@@ -28,8 +28,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "_interrupt.h"
-#include "_search_common.h"
+#include "../_interrupt.h"
+#include "../_search_common.h"
 
 enum { UNKNOWN = 0, WHITE = 1, BLACK = 2 };
 enum { MAX_LABELS = 5 };
