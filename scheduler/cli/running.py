@@ -15,7 +15,6 @@ from ..run_options import ExecutorKind
 from ..states import RunStatus
 from . import listing, render
 from .app import App, CLIError, cli
-from .opening import LedgerOpening
 from .options import broker_option, db_option, json_option, progress_option, run_options
 
 if TYPE_CHECKING:
@@ -26,13 +25,17 @@ _workers_option = click.option("--workers", type=click.IntRange(min=1), default=
 
 
 def _prepare(app: App, request: RunRequest, workers: int) -> tuple[Any, PreparedRun]:
-    """The ledger and the prepared run: the ledger opens in a thread while the run is
-    planned, and a ledger that fails stops the planning at once (:mod:`.opening`)."""
+    """The ledger (it must answer before any work) and the prepared run.
+
+    Measured and dropped (2026-11-28): opening the ledger in a thread while the run is
+    planned, a failing ledger stopping the planning by SIGUSR1.  Importing SQLAlchemy is
+    Python work that holds the GIL, so it slowed the planning beside it (Soma's run 0.009
+    -> 0.017 s, the 8x8 less its centre 0.024 -> 0.040 s) and the whole `solve
+    pentomino-6x10` process gained nothing measurable (0.54-0.63 s either way, best of 7)."""
     from ..planning import prepare
 
-    with LedgerOpening(app.ledger) as opening:
-        prepared = prepare(request, workers=workers)
-        return opening.ledger(), prepared
+    ledger = app.ledger()
+    return ledger, prepare(request, workers=workers)
 
 
 @cli.command()
