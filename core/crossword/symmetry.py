@@ -90,3 +90,14 @@ def strongest(black: tuple[bool, ...], rows: int, cols: int) -> str:
         if len(KINDS[kind][0]) > len(KINDS[best][0]) and has_symmetry(black, rows, cols, kind):
             best = kind
     return best
+
+
+def from_orbits(kind: str, rows: int, cols: int, colours) -> tuple[bool, ...]:
+    """The grid (``black`` per square, row-major) whose orbits under ``kind``, in sorted
+    order, take ``colours`` (True: black), one per orbit: every grid with the symmetry,
+    each exactly once as the colours run over their 2^orbits values."""
+    black = [False] * (rows * cols)
+    for colour, orbit in zip(colours, sorted(set(orbits(kind, rows, cols)))):
+        for q in orbit:
+            black[q] = bool(colour)
+    return tuple(black)

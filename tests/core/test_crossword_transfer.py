@@ -151,13 +151,9 @@ def test_agrees_with_search(R, C, kind, rules, data):
     of a random grid (legal or not) with its start."""
     if min(R, C) < rules.min_word or (kind == "none" and R * C > 25):
         return
-    orbits = sorted(set(sym.orbits(kind, R, C)))
-    bits = data.draw(st.lists(st.booleans(), min_size=len(orbits), max_size=len(orbits)))
-    black = [False] * (R * C)
-    for b, orb in zip(bits, orbits):
-        for q in orb:
-            black[q] = b
-    g = Grid(R, C, tuple(black))
+    n = len(set(sym.orbits(kind, R, C)))
+    black = sym.from_orbits(kind, R, C, data.draw(st.lists(st.booleans(), min_size=n, max_size=n)))
+    g = Grid(R, C, black)
     start = g.first_square() if data.draw(st.booleans()) and g.first_square() and all(black[:g.first_square() - 1]) else None
     pz = Puzzle.build(R, C, rules=rules, symmetry=kind, clues=g.clue_string(), start=start)
     assert count(pz) == CrosswordSolver(pz).count()

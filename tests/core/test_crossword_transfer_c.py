@@ -27,13 +27,9 @@ rules_st = st.builds(Rules, st.integers(1, 4), st.booleans(), st.booleans(), st.
 def random_puzzle(data, R: int, C: int, kind: str, rules: Rules) -> tuple[Puzzle, list[bool | None]]:
     """A puzzle with the clue string of a random symmetric grid (legal or not, sometimes
     none), maybe its start or numbered squares, and some squares fixed at random."""
-    orbits = sorted(set(sym.orbits(kind, R, C)))
-    bits = data.draw(st.lists(st.booleans(), min_size=len(orbits), max_size=len(orbits)))
-    black = [False] * (R * C)
-    for b, orb in zip(bits, orbits):
-        for q in orb:
-            black[q] = b
-    g = Grid(R, C, tuple(black))
+    n = len(set(sym.orbits(kind, R, C)))
+    black = sym.from_orbits(kind, R, C, data.draw(st.lists(st.booleans(), min_size=n, max_size=n)))
+    g = Grid(R, C, black)
     what = data.draw(st.sampled_from(["none", "clues", "start", "numbered"]))
     first = g.first_square()
     start = first if what == "start" and first and all(black[:first - 1]) else None
