@@ -31,7 +31,7 @@ from .bitboard import refusal as bitboard_refusal
 from .kernel import KernelSolver
 from .pruning import RegionRule
 from .reference import ReferenceSolver
-from .search import SolveRequest, SolveResult, Solver
+from .search import SolveRequest, SolveResult, Solver, Stats
 from .solver_options import FLAGS, Method, SolverOptions, flag  # noqa: F401  (re-exported)
 from .symmetry import OptionSymmetry, OrbitCounter, best_anchor
 
@@ -222,6 +222,10 @@ class MethodChoice:
 #: a count whose search trial suggests less than this (seconds) goes by search: racing
 #: the other methods would cost more than they could save
 SMALL_SECONDS = 0.05
+#: a tree the trial puts under SMALL_SECONDS is counted on to the end within this many
+#: trials' nodes in all (the 8x8 less its centre: 29,000 nodes), not searched again by the
+#: planner
+SMALL_TRIALS = 5
 #: the two searches race where the trial suggests at least this many seconds
 RACE_SECONDS = 1.0
 #: the race of the two searches (see :func:`choose_method`): this many states, each with
@@ -243,10 +247,6 @@ LEVELS_MARGIN = 1.5
 #: levels could save less than this per unit, and measuring them costs more (Soma: the
 #: search counts a unit in 0.9 ms, levels take 3 ms to be measured)
 QUICK_UNIT_SECONDS = 0.002
-#: a whole count the search ends within AUTO_TRIAL_NODES nodes and this many seconds is
-#: the answer (a node budget, so the choice does not depend on the machine's load; the
-#: seconds only guard covers whose nodes cost milliseconds)
-QUICK_WHOLE_SECONDS = 0.005
 
 
 def choose_method(problem: Searchable, options: SolverOptions, *, whole_count: bool) -> MethodChoice:
@@ -256,13 +256,12 @@ def choose_method(problem: Searchable, options: SolverOptions, *, whole_count: b
     Only a whole count (no listing, split, node budget or verification) of a plain cover
     with the kernel, no ``--distinct`` and the memo on has a choice; otherwise it searches.
 
-    0. The search (by orbits) gets :data:`~core.frontier.AUTO_TRIAL_NODES` nodes and
-       :data:`QUICK_WHOLE_SECONDS`: a count that ends there is the answer and nothing else
-       is measured (Soma: 1 ms, where building and measuring levels cost 5 ms).
     1. The search (by orbits) runs :data:`~core.frontier.AUTO_TRIAL_NODES` nodes (at most
        :data:`TRIAL_SECONDS_AT_MOST`: a node of a huge cover costs milliseconds): a count
-       that ends there is the answer (``trial``); one that the trial's share of the tree
-       puts under :data:`SMALL_SECONDS` searches.
+       that ends there is the answer (``trial``) and nothing else is measured (Soma: 1 ms,
+       where building and measuring levels cost 5 ms); one that the trial's share of the
+       tree puts under :data:`SMALL_SECONDS` is carried on to the end, within
+       :data:`SMALL_TRIALS` trials' nodes in all, and that count is the answer.
     2. The two searches race where the cover allows the bitboard: each counts the same
        few states (partial covers found by random walks down the tree, each with a
        subtree of a few thousand nodes); the faster is the search.
@@ -293,10 +292,15 @@ def choose_method(problem: Searchable, options: SolverOptions, *, whole_count: b
                                       "has a choice of method", solver_for(problem, searched))
     ec = _cover_of(problem)
     solver = solver_for(problem, searched)
-    quick = solver.solve((), SolveRequest(node_budget=AUTO_TRIAL_NODES, seconds=QUICK_WHOLE_SECONDS))
-    if quick.complete:  # measuring another method would cost more than it could save
-        return MethodChoice(searched, f"search: it counted everything in {quick.stats.nodes:,} nodes "
-                                      f"({quick.stats.seconds:.2g} s)", solver, quick)
+    trial = solver.solve((), SolveRequest(node_budget=AUTO_TRIAL_NODES, seconds=TRIAL_SECONDS_AT_MOST))
+    if trial.complete:  # measuring another method would cost more than it could save
+        return MethodChoice(searched, f"search: the tree ended within its {AUTO_TRIAL_NODES:,}-node trial "
+                                      f"({trial.stats.seconds:.2g} s)", solver, trial)
+    if trial.stats.seconds / max(float(trial.weight_done), 1e-12) < SMALL_SECONDS:
+        whole = _carried_on(solver, trial, (SMALL_TRIALS - 1) * AUTO_TRIAL_NODES)
+        if whole is not None:
+            return MethodChoice(searched, f"search: its trial finished {float(trial.weight_done):.0%} of the tree, "
+                                          f"the rest within {SMALL_TRIALS - 1} trials' nodes more", solver, whole)
     why_not = refusal(ec)
     width = band(ec) if why_not is None else None
     if why_not is None and width > AUTO_MAX_BAND:
@@ -305,10 +309,6 @@ def choose_method(problem: Searchable, options: SolverOptions, *, whole_count: b
         by_levels = _levels_or_search(problem, options, solver)
         if by_levels is not None:
             return by_levels
-    trial = solver.solve((), SolveRequest(node_budget=AUTO_TRIAL_NODES, seconds=TRIAL_SECONDS_AT_MOST))
-    if trial.complete:
-        return MethodChoice(searched, f"search: the tree ended within its {AUTO_TRIAL_NODES:,}-node trial", solver,
-                            trial)
     notes = [f"not levels: {why_not}" if why_not else "levels gave up"]
     size = trial.stats.seconds / max(float(trial.weight_done), 1e-12)
     if size < RACE_SECONDS or bitboard_refusal(ec) is not None:
@@ -394,6 +394,25 @@ def _own_levels_or_search(problem: Searchable, options: SolverOptions, levels: E
         return MethodChoice(searched, f"search: its {OWN_TRIAL_SECONDS} s trial puts it at about {left:.3g} s; the "
                                       f"{levels.name} method did not end within {OWN_LEVELS_TRIAL_SECONDS} s", search)
     return MethodChoice(chosen, f"{note} (about {left:.3g} s in all)", by_levels)
+
+
+def _carried_on(solver: Solver, trial: SolveResult, node_budget: int) -> SolveResult | None:
+    """The trial's count carried on to the end: its frontier's subtrees partition what is
+    left (the split law), so their counts added to the trial's are the whole count; None
+    when they take more than ``node_budget`` nodes in all."""
+    stats = Stats()
+    stats.add(trial.stats)
+    count = trial.count
+    for sub in trial.frontier:
+        left = node_budget - (stats.nodes - trial.stats.nodes)
+        if left <= 0:
+            return None
+        part = solver.solve(sub.path, SolveRequest(node_budget=left))
+        if not part.complete:
+            return None
+        count += part.count
+        stats.add(part.stats)
+    return SolveResult(trial.path, trial.weight, count, stats, [])
 
 
 def _levels_or_search(problem: Searchable, options: SolverOptions, search: Solver) -> MethodChoice | None:

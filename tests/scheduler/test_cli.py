@@ -239,12 +239,24 @@ def test_a_count_past_2_to_the_128_comes_out_exact(tc, tmp_path):
     for args in ([], ["--split-depth", "3"], ["--by-search"]):
         data = json.loads(tc("solve", str(dlx), *args, "--json", "--workers", "1").stdout)
         assert (data["status"], data["solutions"]) == ("done", 3**81), args
-    # by default the level count is tried first and declines past 2^128: the search counts
+    # by default the search's trial (carried on: a small tree) counts it, past 2^128 exactly
     headline = tc("solve", str(dlx), "--workers", "1", "--no-progress").stdout
     assert re.search(r"solutions \([\d,]+ nodes, ", headline), headline
     run_id = headline.split()[1]
     show = json.loads(tc("show", run_id, "--json").stdout)
-    assert show["options"]["method"] == "search" and "levels gave up" in show["options"]["method_reason"]
+    assert show["options"]["method"] == "search" and show["solutions"] == 3**81
+    # where levels are measured (the trial's tree too big to carry on), they decline past 2^128
+    from core.engines import choose_method
+    from core.library import load
+    from core.solver_options import Method, SolverOptions
+    import core.engines as engines
+    saved = engines.SMALL_TRIALS
+    engines.SMALL_TRIALS = 1  # no carrying on
+    try:
+        choice = choose_method(load(str(dlx)), SolverOptions(method=Method.AUTO, symmetry=True), whole_count=True)
+    finally:
+        engines.SMALL_TRIALS = saved
+    assert choice.options.method is Method.SEARCH and "levels gave up" in choice.reason
 
 
 @pytest.mark.parametrize("stats, options, done, unit", [
