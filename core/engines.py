@@ -292,6 +292,14 @@ def choose_method(problem: Searchable, options: SolverOptions, *, whole_count: b
                                       "has a choice of method", solver_for(problem, searched))
     ec = _cover_of(problem)
     solver = solver_for(problem, searched)
+    why_not = refusal(ec)
+    width = band(ec) if why_not is None else None
+    if why_not is None and width > AUTO_MAX_BAND:
+        why_not = f"band {width} past {AUTO_MAX_BAND}"
+    if why_not is None:
+        by_levels = _levels_or_search(problem, options, solver)
+        if by_levels is not None:
+            return by_levels
     trial = solver.solve((), SolveRequest(node_budget=AUTO_TRIAL_NODES, seconds=TRIAL_SECONDS_AT_MOST))
     if trial.complete:  # measuring another method would cost more than it could save
         return MethodChoice(searched, f"search: the tree ended within its {AUTO_TRIAL_NODES:,}-node trial "
@@ -301,14 +309,6 @@ def choose_method(problem: Searchable, options: SolverOptions, *, whole_count: b
         if whole is not None:
             return MethodChoice(searched, f"search: its trial finished {float(trial.weight_done):.0%} of the tree, "
                                           f"the rest within {SMALL_TRIALS - 1} trials' nodes more", solver, whole)
-    why_not = refusal(ec)
-    width = band(ec) if why_not is None else None
-    if why_not is None and width > AUTO_MAX_BAND:
-        why_not = f"band {width} past {AUTO_MAX_BAND}"
-    if why_not is None:
-        by_levels = _levels_or_search(problem, options, solver)
-        if by_levels is not None:
-            return by_levels
     notes = [f"not levels: {why_not}" if why_not else "levels gave up"]
     size = trial.stats.seconds / max(float(trial.weight_done), 1e-12)
     if size < RACE_SECONDS or bitboard_refusal(ec) is not None:
@@ -431,7 +431,9 @@ def _levels_or_search(problem: Searchable, options: SolverOptions, search: Solve
     quick = searcher.solve((), SolveRequest(seconds=QUICK_UNIT_SECONDS))
     if quick.complete:
         note = f"{unit_note}: search {quick.stats.seconds:.2g} s, levels not measured (under {QUICK_UNIT_SECONDS} s)"
-        return MethodChoice(searched, f"search: {note}", search, quick if whole else None)
+        if not whole:  # the whole search, when it is as quick, is the run's count (not searched again)
+            quick = search.solve((), SolveRequest(node_budget=AUTO_TRIAL_NODES, seconds=TRIAL_SECONDS_AT_MOST))
+        return MethodChoice(searched, f"search: {note}", search, quick if quick.complete else None)
     started = time.perf_counter()
     done = unit.level_count(max_transitions=LEVELS_MAX_TRANSITIONS)
     levels_seconds = time.perf_counter() - started
