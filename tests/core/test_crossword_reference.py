@@ -80,13 +80,8 @@ def features(black, R, C):
 
 def symmetric_grids(R, C, kind):
     """Every grid with the symmetry ``kind`` (one bit per orbit)."""
-    orbs = sorted(set(sym.orbits(kind, R, C)))
-    for bits in product((False, True), repeat=len(orbs)):
-        black = [False] * (R * C)
-        for b, orb in zip(bits, orbs):
-            for q in orb:
-                black[q] = b
-        yield tuple(black)
+    for bits in product((False, True), repeat=len(set(sym.orbits(kind, R, C)))):
+        yield sym.from_orbits(kind, R, C, bits)
 
 
 def brute_force(R, C, kind):
