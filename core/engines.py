@@ -243,6 +243,11 @@ LEVELS_MAX_TRANSITIONS = 1_500_000_000
 TRIAL_SECONDS_AT_MOST = 1.0
 #: the search must beat levels on the same unit by this much to be chosen over them
 LEVELS_MARGIN = 1.5
+#: levels are chosen without a race where the search's quick trial (its share of the unit
+#: done in QUICK_UNIT_SECONDS) puts the search at this many times the levels' time or more.
+#: Such shares undershoot (one-sided 3x30: 16 ms foreseen, 25 ms taken; 5x12: 8 against
+#: 25 ms), so the race is skipped only where the search is clearly behind
+LEVELS_CLEAR = 2.0
 #: a unit the search counts within this many seconds is searched without measuring levels:
 #: levels could save less than this per unit, and measuring them costs more (Soma: the
 #: search counts a unit in 0.9 ms, levels take 3 ms to be measured)
@@ -268,8 +273,11 @@ def choose_method(problem: Searchable, options: SolverOptions, *, whole_count: b
     3. Levels, where the cover allows them (band at most
        :data:`~core.frontier.AUTO_MAX_BAND`), count one *unit* — the first of the
        searches below the orbit representatives, or the whole count without orbits —
-       and the search counts the same unit, given :data:`LEVELS_MARGIN` less time
-       (a unit the search counts within :data:`QUICK_UNIT_SECONDS` is searched at once).
+       and the search counts the same unit, given :data:`LEVELS_MARGIN` less time,
+       carried on from its quick trial (a unit the search counts within
+       :data:`QUICK_UNIT_SECONDS` is searched at once; one whose quick trial puts the
+       search at :data:`LEVELS_CLEAR` times the levels' time or more goes by levels
+       without the race).
        Without orbits the unit is the whole count, so whichever finishes is the answer.
 
     Racing on small states alone was tried and dropped: levels merge more states the
@@ -396,18 +404,21 @@ def _own_levels_or_search(problem: Searchable, options: SolverOptions, levels: E
     return MethodChoice(chosen, f"{note} (about {left:.3g} s in all)", by_levels)
 
 
-def _carried_on(solver: Solver, trial: SolveResult, node_budget: int) -> SolveResult | None:
+def _carried_on(solver: Solver, trial: SolveResult, node_budget: int | None = None,
+                seconds: float | None = None) -> SolveResult | None:
     """The trial's count carried on to the end: its frontier's subtrees partition what is
     left (the split law), so their counts added to the trial's are the whole count; None
-    when they take more than ``node_budget`` nodes in all."""
+    when they take more than ``node_budget`` nodes or ``seconds`` in all."""
     stats = Stats()
     stats.add(trial.stats)
     count = trial.count
+    started = time.perf_counter()
     for sub in trial.frontier:
-        left = node_budget - (stats.nodes - trial.stats.nodes)
-        if left <= 0:
+        nodes_left = None if node_budget is None else node_budget - (stats.nodes - trial.stats.nodes)
+        seconds_left = None if seconds is None else seconds - (time.perf_counter() - started)
+        if (nodes_left is not None and nodes_left <= 0) or (seconds_left is not None and seconds_left <= 0):
             return None
-        part = solver.solve(sub.path, SolveRequest(node_budget=left))
+        part = solver.solve(sub.path, SolveRequest(node_budget=nodes_left, seconds=seconds_left))
         if not part.complete:
             return None
         count += part.count
@@ -439,8 +450,15 @@ def _levels_or_search(problem: Searchable, options: SolverOptions, search: Solve
     levels_seconds = time.perf_counter() - started
     if done is None:
         return None
-    race = searcher.solve((), SolveRequest(seconds=levels_seconds / LEVELS_MARGIN))
-    if race.complete:
+    done_share = float(quick.weight_done)
+    foreseen = quick.stats.seconds / done_share if done_share > 0 else float("inf")
+    if foreseen >= LEVELS_CLEAR * levels_seconds:  # no race: the quick trial already says
+        note = (f"{unit_note}: levels {levels_seconds:.2g} s, the search's {QUICK_UNIT_SECONDS} s trial "
+                f"finished {done_share:.0%} of it (about {foreseen:.2g} s)")
+        return MethodChoice(levels_options, f"levels: {note}", levels, levels.solve() if whole else None)
+    # the race goes on from the quick trial's frontier (its count is not searched again)
+    race = _carried_on(searcher, quick, seconds=levels_seconds / LEVELS_MARGIN - quick.stats.seconds)
+    if race is not None:
         note = f"{unit_note}: search {race.stats.seconds:.2g} s, levels {levels_seconds:.2g} s"
         return MethodChoice(searched, f"search: {note}", search, race if whole else None)
     note = f"{unit_note}: levels {levels_seconds:.2g} s, search past {levels_seconds / LEVELS_MARGIN:.2g} s"

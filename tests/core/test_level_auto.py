@@ -110,3 +110,37 @@ def test_a_unit_the_search_counts_at_once_is_not_measured_by_levels(monkeypatch,
     if quick:  # (with no quick pass, which of the two wins depends on the machine)
         assert choice.options.method is Method.SEARCH
     assert choice.solver.count() == 11_520
+
+
+@pytest.mark.parametrize("clear, chosen", [(0.0, "levels"), (float("inf"), None)])
+def test_levels_skip_the_race_only_where_the_quick_trial_puts_the_search_clearly_behind(monkeypatch, clear, chosen):
+    """With LEVELS_CLEAR at 0 every quick trial says the search is behind: levels are chosen
+    without a race; at infinity the race always runs (from the quick trial's frontier).
+    The count is the same whichever wins."""
+    import core.engines as engines
+    from core.solver_options import Method, SolverOptions
+
+    monkeypatch.setattr(engines, "QUICK_UNIT_SECONDS", 0.0)  # the quick trial never ends the unit
+    monkeypatch.setattr(engines, "LEVELS_CLEAR", clear)
+    problem = load("pentomino-one-sided-3x30")
+    choice = engines.choose_method(problem, SolverOptions(method=Method.AUTO, symmetry=True), whole_count=True)
+    if chosen:
+        assert choice.options.method is Method.LEVELS and "trial finished" in choice.reason
+    else:
+        assert "trial finished" not in choice.reason
+    assert choice.solver.count() == 184
+
+
+def test_a_race_carried_on_from_the_quick_trial_is_the_whole_count(monkeypatch):
+    """Without orbits the unit is the whole count: a race the search wins, carried on from
+    the quick trial's frontier, is the run's result, exact."""
+    import core.engines as engines
+    from core.solver_options import Method, SolverOptions
+
+    monkeypatch.setattr(engines, "QUICK_UNIT_SECONDS", 0.0)
+    monkeypatch.setattr(engines, "LEVELS_CLEAR", float("inf"))
+    monkeypatch.setattr(engines, "LEVELS_MARGIN", 1e-9)  # the search gets all the time it needs
+    problem = load("pentomino-5x12")
+    choice = engines.choose_method(problem, SolverOptions(method=Method.AUTO, symmetry=False), whole_count=True)
+    assert choice.options.method is Method.SEARCH
+    assert choice.trial is not None and choice.trial.complete and choice.trial.count == 4 * 1_010
