@@ -252,6 +252,9 @@ LEVELS_CLEAR = 2.0
 #: levels could save less than this per unit, and measuring them costs more (Soma: the
 #: search counts a unit in 0.9 ms, levels take 3 ms to be measured)
 QUICK_UNIT_SECONDS = 0.002
+#: a quick trial whose first quarter puts the unit's search past this many seconds stops
+#: there: it will not end within the rest of the quick trial
+QUICK_HOPELESS = 0.05
 
 
 def choose_method(problem: Searchable, options: SolverOptions, *, whole_count: bool) -> MethodChoice:
@@ -261,24 +264,30 @@ def choose_method(problem: Searchable, options: SolverOptions, *, whole_count: b
     Only a whole count (no listing, split, node budget or verification) of a plain cover
     with the kernel, no ``--distinct`` and the memo on has a choice; otherwise it searches.
 
-    1. The search (by orbits) runs :data:`~core.frontier.AUTO_TRIAL_NODES` nodes (at most
+    No node is searched twice on the way: each trial goes on from the frontier of the one
+    before it (:func:`_carried_on`, by the split law), and a count that ends in a trial is
+    the answer (``trial``), not searched again by the planner.
+
+    1. The quick trial: the search of the first *unit* — the search below the first orbit
+       representative, or the whole count without orbits — for
+       :data:`QUICK_UNIT_SECONDS` (stopped after a quarter of it where its share done
+       puts the unit past :data:`QUICK_HOPELESS`).  A unit it ends measures no levels
+       (Soma: 0.6 ms, where building and measuring levels cost 3 ms).
+    2. Levels, where the cover allows them (band at most
+       :data:`~core.frontier.AUTO_MAX_BAND`), count the same unit.  Where the quick
+       trial's share puts the search at :data:`LEVELS_CLEAR` times that or more, levels
+       are chosen; otherwise the search goes on for :data:`LEVELS_MARGIN` times less than
+       the levels took, and whichever finishes first wins.  Without orbits the unit is
+       the whole count, so the winner's count is the answer.
+    3. Otherwise the search's trial of the whole count, carried on from the quick trial to
+       :data:`~core.frontier.AUTO_TRIAL_NODES` nodes (at most
        :data:`TRIAL_SECONDS_AT_MOST`: a node of a huge cover costs milliseconds): a count
-       that ends there is the answer (``trial``) and nothing else is measured (Soma: 1 ms,
-       where building and measuring levels cost 5 ms); one that the trial's share of the
-       tree puts under :data:`SMALL_SECONDS` is carried on to the end, within
-       :data:`SMALL_TRIALS` trials' nodes in all, and that count is the answer.
-    2. The two searches race where the cover allows the bitboard: each counts the same
-       few states (partial covers found by random walks down the tree, each with a
-       subtree of a few thousand nodes); the faster is the search.
-    3. Levels, where the cover allows them (band at most
-       :data:`~core.frontier.AUTO_MAX_BAND`), count one *unit* — the first of the
-       searches below the orbit representatives, or the whole count without orbits —
-       and the search counts the same unit, given :data:`LEVELS_MARGIN` less time,
-       carried on from its quick trial (a unit the search counts within
-       :data:`QUICK_UNIT_SECONDS` is searched at once; one whose quick trial puts the
-       search at :data:`LEVELS_CLEAR` times the levels' time or more goes by levels
-       without the race).
-       Without orbits the unit is the whole count, so whichever finishes is the answer.
+       that ends there is the answer; one that the trial's share of the tree puts under
+       :data:`SMALL_SECONDS` is carried on to the end, within :data:`SMALL_TRIALS` trials'
+       nodes in all, and that count is the answer.
+    4. The two searches race where the tree is bigger and the cover allows the bitboard:
+       each counts the same few states (partial covers found by random walks down the
+       tree, each with a subtree of a few thousand nodes); the faster is the search.
 
     Racing on small states alone was tried and dropped: levels merge more states the
     bigger the subtree, so on small ones they looked no better than the bitboard
@@ -301,20 +310,31 @@ def choose_method(problem: Searchable, options: SolverOptions, *, whole_count: b
     ec = _cover_of(problem)
     solver = solver_for(problem, searched)
     why_not = refusal(ec)
-    width = band(ec) if why_not is None else None
-    if why_not is None and width > AUTO_MAX_BAND:
-        why_not = f"band {width} past {AUTO_MAX_BAND}"
+    unit_path, searcher = _first_unit(solver)
+    quick = _quick_trial(searcher)
+    trial = None
+    if quick.complete:  # levels could save less than they cost to measure
+        unit_note = "the whole count" if not unit_path else "its first unit"
+        why_not = f"{unit_note} took the search {quick.stats.seconds:.2g} s, levels not measured"
+        trial = _whole_trial(solver, unit_path, quick)
+        if trial.complete:
+            return MethodChoice(searched, f"search: {why_not} (under {QUICK_UNIT_SECONDS} s)", solver, trial)
     if why_not is None:
-        by_levels = _levels_or_search(problem, options, solver)
+        width = band(ec)
+        if width > AUTO_MAX_BAND:
+            why_not = f"band {width} past {AUTO_MAX_BAND}"
+    if why_not is None:
+        by_levels = _levels_or_search(problem, options, solver, unit_path, searcher, quick)
         if by_levels is not None:
             return by_levels
-    trial = solver.solve((), SolveRequest(node_budget=AUTO_TRIAL_NODES, seconds=TRIAL_SECONDS_AT_MOST))
+    if trial is None:
+        trial = _whole_trial(solver, unit_path, quick)
     if trial.complete:  # measuring another method would cost more than it could save
         return MethodChoice(searched, f"search: the tree ended within its {AUTO_TRIAL_NODES:,}-node trial "
                                       f"({trial.stats.seconds:.2g} s)", solver, trial)
     if trial.stats.seconds / max(float(trial.weight_done), 1e-12) < SMALL_SECONDS:
         whole = _carried_on(solver, trial, (SMALL_TRIALS - 1) * AUTO_TRIAL_NODES)
-        if whole is not None:
+        if whole.complete:
             return MethodChoice(searched, f"search: its trial finished {float(trial.weight_done):.0%} of the tree, "
                                           f"the rest within {SMALL_TRIALS - 1} trials' nodes more", solver, whole)
     notes = [f"not levels: {why_not}" if why_not else "levels gave up"]
@@ -405,46 +425,42 @@ def _own_levels_or_search(problem: Searchable, options: SolverOptions, levels: E
 
 
 def _carried_on(solver: Solver, trial: SolveResult, node_budget: int | None = None,
-                seconds: float | None = None) -> SolveResult | None:
-    """The trial's count carried on to the end: its frontier's subtrees partition what is
-    left (the split law), so their counts added to the trial's are the whole count; None
-    when they take more than ``node_budget`` nodes or ``seconds`` in all."""
+                seconds: float | None = None) -> SolveResult:
+    """The trial carried on from its frontier, whose subtrees partition what is left (the
+    split law): their counts added to the trial's, within ``node_budget`` nodes or
+    ``seconds`` more in all.  Complete when everything was counted; otherwise the
+    frontier is what is still unexplored (the unstarted subtrees and the frontier of the
+    one the budget stopped), so it can be carried on again."""
     stats = Stats()
     stats.add(trial.stats)
     count = trial.count
     started = time.perf_counter()
-    for sub in trial.frontier:
+    left = list(trial.frontier)
+    while left:
         nodes_left = None if node_budget is None else node_budget - (stats.nodes - trial.stats.nodes)
         seconds_left = None if seconds is None else seconds - (time.perf_counter() - started)
         if (nodes_left is not None and nodes_left <= 0) or (seconds_left is not None and seconds_left <= 0):
-            return None
+            break
+        sub = left.pop(0)
         part = solver.solve(sub.path, SolveRequest(node_budget=nodes_left, seconds=seconds_left))
-        if not part.complete:
-            return None
         count += part.count
         stats.add(part.stats)
-    return SolveResult(trial.path, trial.weight, count, stats, [])
+        left[:0] = part.frontier
+    return SolveResult(trial.path, trial.weight, count, stats, left, stopped_by="budget" if left else None)
 
 
-def _levels_or_search(problem: Searchable, options: SolverOptions, search: Solver) -> MethodChoice | None:
-    """Levels against the search on one unit (see :func:`choose_method`); None when the
-    level count gives up."""
+def _levels_or_search(problem: Searchable, options: SolverOptions, search: Solver, unit_path: tuple[int, ...],
+                      searcher: Solver, quick: SolveResult) -> MethodChoice | None:
+    """Levels against the search on one unit, the search's quick trial there carried on
+    (see :func:`choose_method`); None when the level count gives up."""
+    whole = not unit_path
+    searched = replace(options, method=Method.SEARCH)
     levels_options = replace(options, method=Method.LEVELS)
     levels = solver_for(problem, levels_options)
-    units = levels.searches() if isinstance(levels, OrbitCounter) else [((), levels)]
-    unit_path, unit = units[0]
-    if not isinstance(unit, KernelSolver):
+    level_path, unit = _first_unit(levels)
+    if not isinstance(unit, KernelSolver) or level_path != unit_path:
         return None
-    whole = not isinstance(levels, OrbitCounter)
-    searcher = _unit_of(search, unit_path) if isinstance(search, OrbitCounter) and not whole else search
-    unit_note = "the whole count" if whole else f"one of {len(units)} units"
-    searched = replace(options, method=Method.SEARCH)
-    quick = searcher.solve((), SolveRequest(seconds=QUICK_UNIT_SECONDS))
-    if quick.complete:
-        note = f"{unit_note}: search {quick.stats.seconds:.2g} s, levels not measured (under {QUICK_UNIT_SECONDS} s)"
-        if not whole:  # the whole search, when it is as quick, is the run's count (not searched again)
-            quick = search.solve((), SolveRequest(node_budget=AUTO_TRIAL_NODES, seconds=TRIAL_SECONDS_AT_MOST))
-        return MethodChoice(searched, f"search: {note}", search, quick if quick.complete else None)
+    unit_note = "the whole count" if whole else f"one of {len(levels.searches())} units"
     started = time.perf_counter()
     done = unit.level_count(max_transitions=LEVELS_MAX_TRANSITIONS)
     levels_seconds = time.perf_counter() - started
@@ -453,26 +469,49 @@ def _levels_or_search(problem: Searchable, options: SolverOptions, search: Solve
     done_share = float(quick.weight_done)
     foreseen = quick.stats.seconds / done_share if done_share > 0 else float("inf")
     if foreseen >= LEVELS_CLEAR * levels_seconds:  # no race: the quick trial already says
-        note = (f"{unit_note}: levels {levels_seconds:.2g} s, the search's {QUICK_UNIT_SECONDS} s trial "
+        note = (f"{unit_note}: levels {levels_seconds:.2g} s, the search's {quick.stats.seconds:.2g} s trial "
                 f"finished {done_share:.0%} of it (about {foreseen:.2g} s)")
         return MethodChoice(levels_options, f"levels: {note}", levels, levels.solve() if whole else None)
     # the race goes on from the quick trial's frontier (its count is not searched again)
     race = _carried_on(searcher, quick, seconds=levels_seconds / LEVELS_MARGIN - quick.stats.seconds)
-    if race is not None:
+    if race.complete:
         note = f"{unit_note}: search {race.stats.seconds:.2g} s, levels {levels_seconds:.2g} s"
         return MethodChoice(searched, f"search: {note}", search, race if whole else None)
     note = f"{unit_note}: levels {levels_seconds:.2g} s, search past {levels_seconds / LEVELS_MARGIN:.2g} s"
     return MethodChoice(levels_options, f"levels: {note}", levels, levels.solve() if whole else None)
 
 
-def _unit_of(counter: OrbitCounter, path: tuple[int, ...]) -> Solver:
-    """The search below an orbit count's unit at ``path`` (nested counters followed)."""
-    solver: Solver = counter
-    for j in path:
-        if not isinstance(solver, OrbitCounter):
-            break
-        solver = solver.child(j)
-    return solver
+def _whole_trial(solver: Solver, unit_path: tuple[int, ...], quick: SolveResult) -> SolveResult:
+    """The search's trial of the whole count: :data:`~core.frontier.AUTO_TRIAL_NODES` nodes
+    in all (at most :data:`TRIAL_SECONDS_AT_MOST`), carried on from the quick trial of its
+    first unit (no node searched twice)."""
+    start = solver.after_first(quick) if unit_path else quick
+    return _carried_on(solver, start, node_budget=max(1, AUTO_TRIAL_NODES - quick.stats.nodes),
+                       seconds=max(1e-6, TRIAL_SECONDS_AT_MOST - quick.stats.seconds))
+
+
+def _quick_trial(searcher: Solver) -> SolveResult:
+    """The search of one unit for :data:`QUICK_UNIT_SECONDS`, in two steps: after the
+    first quarter, a search whose share done puts it past :data:`QUICK_HOPELESS` seconds
+    stops there (a count the levels take in a millisecond, such as the 8x8 dominoes,
+    need not wait for the rest of it)."""
+    first = searcher.solve((), SolveRequest(seconds=QUICK_UNIT_SECONDS / 4))
+    if first.complete:
+        return first
+    done = float(first.weight_done)
+    if done <= 0 or first.stats.seconds / done > QUICK_HOPELESS:
+        return first
+    return _carried_on(searcher, first, seconds=QUICK_UNIT_SECONDS - first.stats.seconds)
+
+
+def _first_unit(solver: Solver) -> tuple[tuple[int, ...], Solver]:
+    """The search below an orbit count's first representative, and its path: the unit the
+    levels are measured on (a count by levels nests no orbit counts, so its first unit is
+    there, where the search may nest a count by the representative's stabiliser); the
+    solver itself, at path (), when it counts no orbits."""
+    if isinstance(solver, OrbitCounter):
+        return (0,), solver.child(0)
+    return (), solver
 
 
 def _race_states(search: Solver) -> list[tuple[int, ...]]:

@@ -308,6 +308,21 @@ class OrbitCounter(Solver):
         return out
 
 
+    def after_first(self, first: SolveResult) -> SolveResult:
+        """The root's result when only the first representative's search has run
+        (``first``: its result, counted from that search's own root): the rest of it and
+        every other representative are the frontier — what :meth:`solve` returns when a
+        budget stops it there, so the search can be carried on from it."""
+        reps = self.anchor.representatives
+        share = Fraction(1, len(reps))
+        stats = Stats(nodes=1, nodes_per_depth=[1])
+        stats.add(_one_level_down(first.stats))
+        frontier = ([Subpath((0,) + tuple(s.path), share * s.weight) for s in first.frontier]
+                    + [Subpath((j,), share) for j in range(1, len(reps))])
+        return SolveResult((), Fraction(1), first.count * reps[0].orbit, stats, frontier,
+                           stopped_by="budget" if frontier else None)
+
+
 def _spent(request: SolveRequest, started: float, nodes: int) -> bool:
     if request.node_budget is not None and nodes >= request.node_budget:
         return True

@@ -80,11 +80,13 @@ def test_auto_counts_what_the_reference_counts(ec, trial_nodes):
         assert worth_trying(ec) and band(ec) <= AUTO_MAX_BAND
 
 
-def test_a_whole_count_the_search_ends_at_once_is_the_answer():
+def test_a_whole_count_the_search_ends_at_once_is_the_answer(monkeypatch):
     """A count whose unit the search ends at once measures no levels, and the whole search
     (within AUTO_TRIAL_NODES nodes) is the run's result: the planner does not search again."""
     import core.engines as engines
     from core.solver_options import Method, SolverOptions
+
+    monkeypatch.setattr(engines, "QUICK_UNIT_SECONDS", 10.0)  # "at once" on a loaded machine too
 
     problem = load("soma")
     choice = engines.choose_method(problem, SolverOptions(method=Method.AUTO, symmetry=True), whole_count=True)
@@ -144,3 +146,42 @@ def test_a_race_carried_on_from_the_quick_trial_is_the_whole_count(monkeypatch):
     choice = engines.choose_method(problem, SolverOptions(method=Method.AUTO, symmetry=False), whole_count=True)
     assert choice.options.method is Method.SEARCH
     assert choice.trial is not None and choice.trial.complete and choice.trial.count == 4 * 1_010
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.sampled_from(["pentomino-one-sided-3x30", "soma", "pentomino-8x8-centre"]),
+       st.integers(1, 3000), st.integers(1, 4))
+def test_a_trial_carried_on_in_steps_counts_what_the_whole_search_counts(name, first_nodes, steps):
+    """The split law behind carrying a trial on: a trial stopped anywhere, carried on in
+    budgeted steps and then to the end, counts what one search counts."""
+    import core.engines as engines
+    from core.engines import solver_for
+    from core.solver_options import Method, SolverOptions
+
+    solver = solver_for(load(name), SolverOptions(method=Method.SEARCH, symmetry=False))
+    result = solver.solve((), SolveRequest(node_budget=first_nodes))
+    for _ in range(steps):
+        result = engines._carried_on(solver, result, node_budget=first_nodes)
+    result = engines._carried_on(solver, result)
+    known = {"pentomino-one-sided-3x30": 184, "soma": 11_520, "pentomino-8x8-centre": 520}
+    assert result.complete and result.count == known[name]
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.sampled_from(["pentomino-5x12", "pentomino-one-sided-3x30", "soma", "pentomino-8x8-centre", "pentomino-6x10"]),
+       st.integers(1, 3000))
+def test_an_orbit_count_carried_on_from_its_first_unit_counts_the_whole(name, first_nodes):
+    """OrbitCounter.after_first: the root's result once only the first representative's
+    search ran (stopped anywhere), carried on to the end, is the orbit count."""
+    import core.engines as engines
+    from core.engines import solver_for
+    from core.solver_options import Method, SolverOptions
+
+    solver = solver_for(load(name), SolverOptions(method=Method.SEARCH, symmetry=True))
+    first = solver.child(0).solve((), SolveRequest(node_budget=first_nodes))
+    start = solver.after_first(first)
+    assert start.weight_done == first.weight_done / len(solver.anchor.representatives)
+    whole = engines._carried_on(solver, start)
+    known = {"pentomino-5x12": 4_040, "pentomino-one-sided-3x30": 184, "soma": 11_520,
+             "pentomino-8x8-centre": 520, "pentomino-6x10": 9_356}  # every solution, copies included
+    assert whole.complete and whole.count == known[name]
