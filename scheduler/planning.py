@@ -40,8 +40,11 @@ if TYPE_CHECKING:
 PER_WORKER = 32
 MINIMUM = 64
 MAX_DEPTH = 12
-#: how long the planner searches the tree itself before any worker starts
+#: how long the planner searches the tree itself before any worker starts, shared by the
+#: workers it keeps waiting: a count of up to this much ends in planning, with no worker
 TRIAL_SECONDS = 0.2
+#: the planner's trial, with more than one worker, is at least this long
+TRIAL_SECONDS_AT_LEAST = 0.05
 #: the frontier left by the trial, divided into this many pieces per worker
 PIECES_PER_WORKER = 8
 #: a task budget chosen from the trial (local runs): the estimated time over this many
@@ -286,10 +289,13 @@ def prepare(request: RunRequest, *, workers: int, trial: bool = True, defer_esti
 
 
 def plan_by_trial(solver: Solver, mode: Mode, options: RunOptions, workers: int) -> Plan:
-    """The root as the one subproblem, searched here for :data:`TRIAL_SECONDS` (``first``:
-    to its end); what is left, divided into :data:`PIECES_PER_WORKER` pieces per worker."""
+    """The root as the one subproblem, searched here for :data:`TRIAL_SECONDS` over the
+    number of workers (each second of it keeps them all waiting; at least
+    :data:`TRIAL_SECONDS_AT_LEAST`), to its end for ``first``; what is left, divided into
+    :data:`PIECES_PER_WORKER` pieces per worker."""
     started = time.perf_counter()
-    seconds = None if mode is Mode.FIRST else min(TRIAL_SECONDS, options.task_seconds)
+    trial_seconds = max(TRIAL_SECONDS_AT_LEAST, TRIAL_SECONDS / max(1, workers))
+    seconds = None if mode is Mode.FIRST else min(trial_seconds, options.task_seconds)
     result = solver.solve((), request_for(mode, options, seconds))
     if result.frontier and mode is not Mode.FIRST:
         result.frontier = solver.divide(result.frontier, PIECES_PER_WORKER * workers)
