@@ -24,15 +24,25 @@
  *
  *   Search state (one per call of solve(); no global state, so many threads or processes
  *   may search at once; the GIL is released while searching):
- *     cov (W words per level)         bit i set iff item i is SATURATED: covered hi times,
- *                                     or (secondary) used plainly or given a color.  A
- *                                     copy per level makes undo a pointer move.
+ *     cov (W words, in place)         bit i set iff item i is SATURATED: covered hi times,
+ *                                     or (secondary) used plainly or given a color.  Set by
+ *                                     descend(), cleared by ascend(): the chosen option's
+ *                                     items were all unsaturated before it (it was live).
  *     cnt[i]                          times item i is covered (for multiplicities)
  *     color[i]                        secondary item: 0 unset, -1 used plainly, c >= 1
  *     excluded[o]                     option o is excluded below a multiplicity branch
+ *     alive[o], tally[i], trail       MRV outside the lanes: the live set of the last node
+ *                                     expanded, live options per item, and the options
+ *                                     each level killed (see "The MRV trail" below)
  *     levels[d]                       node at depth d: branching item, its branch list
- *                                     and live-option list (offsets into one int arena),
- *                                     the next branch to try, the option that led here
+ *                                     (an offset into one int arena), the next branch to
+ *                                     try, the option that led here, its trail mark
+ *
+ *   MEMORY grows with depth by a Level record (about 128 bytes) and what the level
+ *   changed: its branch list and the options it killed, each option at most once along a
+ *   path.  Only the lane path below keeps arrays per level (counts and live bits), and it
+ *   serves covers of at most 256 items, so at most 256 levels.  solve() reports the
+ *   search state's peak as Result.state_bytes.
  *
  *   INVARIANT: an option o is live at a node iff !excluded[o], (opt_plain[o] & cov) == 0,
  *   and every colored entry (i, c) has color[i] in {0, c}.  Liveness is monotone: a live
@@ -41,9 +51,10 @@
  *   liveness tests: a machine-independent cost, like Knuth's mems).
  *
  *   PLAIN COVERS (no colors, no multiplicities) skip cnt/color/excluded altogether: a node
- *   is its cov bitset.  MRV there keeps the live options as a bitset per level (or the
- *   list, when the conflict table would not fit) and the live counts as uint16 lanes per
- *   level; the branches are then live & item_bits[i]; see expand_plain_mrv().
+ *   is its cov bitset.  MRV there, on at most 256 items, keeps the live options as a
+ *   bitset per level (or the list, when the conflict table would not fit) and the live
+ *   counts as uint16 lanes per level; the branches are then live & item_bits[i]; see
+ *   expand_plain_mrv().
  *
  * DESIGNS MEASURED AND DROPPED
  *
@@ -73,6 +84,13 @@
  *     first or last; cells reversed): the trees stay within 1.5% of each other (3x4x5
  *     pentacube box 45.8-47.1 M nodes, 6x10 3.61-3.63 M, 8x8 less its centre 289-293 k,
  *     Soma 255-257 k), so the branching order is no lever.
+ *
+ *   Memory of deep searches (2026-11-28): the generic MRV path used to copy the live list
+ *   and a row of item counts per level (250 KB a level on the 200x200 domino board, 5 GB
+ *   at depth 20,000); the trail replaced it, and was faster on every cover measured
+ *   (docs/kernel.md), so no per-level copy is kept beside it.  The lane path keeps its
+ *   per-level lanes: 256 levels at most, and a copy of 16-byte vectors is what makes it
+ *   fast.
  *
  *   First-item branching ("first"):
  *   - occupancy-indexed lead lists: fewer tests, no faster;
@@ -121,6 +139,10 @@ typedef uint64_t v2w __attribute__((vector_size(16)));  /* the same 16 bytes as 
 #define MAX_LANE_ITEMS 256
 /* memory at most for the option-conflict bitsets (n_options^2 / 8 bytes) */
 #define MAX_CONFLICT_BYTES (4u << 20)
+/* generic MRV: memory at most for a live list and a row of counts per level, over the
+ * deepest a search can go; past it (or on a plain cover) the trail is used instead */
+#define MAX_MRV_COPY_BYTES (4u << 20)
+enum { LAYOUT_AUTO = 0, LAYOUT_COPIES = 1, LAYOUT_TRAIL = 2 };
 
 enum { H_MRV = 0, H_FIRST = 1 };
 enum { ST_DONE = 0, ST_BUDGET = 1, ST_LIMIT = 2 };
@@ -139,6 +161,7 @@ typedef struct {
     int32_t n_counters, *counters;
     word_t *exact_mask;
     int plain;           /* no colors and no multiplicities: liveness is one bitset test */
+    int mrv_trail;       /* generic MRV: one live set and a trail (1), or copies per level (0) */
     int sparse;          /* options have fewer entries than the bitset has words */
     /* narrow MRV counts (plain covers of at most MAX_LANE_ITEMS items, degrees < 0x8000):
      * opt_lanes[o * n_lanes ..] = option o as 0/1 uint16 lanes; lanes_fence = 0xFFFF on
@@ -186,24 +209,41 @@ static int32_t *int_array(PyObject *seq, Py_ssize_t *len, const char *what) {
     return out;
 }
 
+/* The generic MRV path's layout (measured in docs/kernel.md): the trail on plain covers
+ * (they come here with more than 256 items, or a region rule; killing costs no liveness
+ * test there) and wherever copies per level could pass MAX_MRV_COPY_BYTES; copies on the
+ * small covers with colors or multiplicities, where copying a short row beats giving the
+ * counts back.  A search is at most sum(hi) + counters levels deep: every level covers
+ * a primary item or closes a counter. */
+static int choose_mrv_layout(const Problem *p) {
+    if (p->plain) return 1;
+    double depth = (double)p->n_counters;
+    for (int32_t i = 0; i < p->n_primary; i++) depth += (double)p->hi[i];
+    double copies = depth * 4.0 * ((double)p->n_items + 1.0 + (double)p->n_options);
+    return copies > (double)MAX_MRV_COPY_BYTES;
+}
+
 /*
  * Problem(n_items, n_primary, opt_start, opt_item, opt_color, lo, hi, heuristic,
- *         region=None)
+ *         region=None, mrv_layout=0)
  * The option entries come flattened (CSR).  region = (cell_item, nb_start, nb,
- * piece_size, piece_item) or None.  Validation of names and shapes is done in Python
+ * piece_size, piece_item) or None.  mrv_layout: how the generic MRV path keeps its live
+ * options, 0 chosen by size (see choose_mrv_layout), 1 copies per level, 2 the trail
+ * (the tests walk both).  Validation of names and shapes is done in Python
  * (core/exact_cover.py); here only what memory safety needs is checked.
  */
 static int Problem_init(Problem *p, PyObject *args, PyObject *kw) {
     static char *kwlist[] = {"n_items", "n_primary", "opt_start", "opt_item", "opt_color",
-                             "lo", "hi", "heuristic", "region", NULL};
-    int n_items, n_primary, heuristic;
+                             "lo", "hi", "heuristic", "region", "mrv_layout", NULL};
+    int n_items, n_primary, heuristic, layout = LAYOUT_AUTO;
     PyObject *o_start, *o_item, *o_color, *o_lo, *o_hi, *region = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "iiOOOOOi|O", kwlist, &n_items, &n_primary,
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "iiOOOOOi|Oi", kwlist, &n_items, &n_primary,
                                      &o_start, &o_item, &o_color, &o_lo, &o_hi, &heuristic,
-                                     &region))
+                                     &region, &layout))
         return -1;
-    if (n_items < 0 || n_primary < 0 || n_primary > n_items || heuristic < 0 || heuristic > 1) {
-        PyErr_SetString(PyExc_ValueError, "bad problem sizes or heuristic");
+    if (n_items < 0 || n_primary < 0 || n_primary > n_items || heuristic < 0 || heuristic > 1 ||
+        layout < LAYOUT_AUTO || layout > LAYOUT_TRAIL) {
+        PyErr_SetString(PyExc_ValueError, "bad problem sizes, heuristic or layout");
         return -1;
     }
     p->n_items = n_items;
@@ -319,6 +359,7 @@ static int Problem_init(Problem *p, PyObject *args, PyObject *kw) {
     p->sparse = n_opt > 0 && (int64_t)ni < (int64_t)n_opt * W;
     for (int32_t o = 0; o < n_opt; o++)
         if (p->opt_colored[o]) p->plain = 0;
+    p->mrv_trail = layout == LAYOUT_AUTO ? choose_mrv_layout(p) : layout == LAYOUT_TRAIL;
     if (p->plain && n_items <= MAX_LANE_ITEMS) {
         int32_t max_degree = 0;
         for (int32_t i = 0; i < n_items; i++)
@@ -415,6 +456,7 @@ typedef struct {
     int32_t chosen;      /* option that led to this node; -1 at the root */
     int32_t color_mark;  /* color undo stack height before `chosen` was applied */
     int64_t trail_mark;  /* MRV trail height when this node was entered (see Search.trail) */
+    int32_t sibling;     /* index of `chosen` in the parent's branch list */
     u128 count_in;       /* memo: solutions counted when this node was entered */
     uint64_t nodes_in;   /* memo: nodes counted when this node was entered */
     uint8_t multiplicity;/* branching item has bounds other than 1:1 */
@@ -565,7 +607,8 @@ typedef struct {
     int32_t depth, base;  /* current depth; depth of the replayed path */
     /* per item / option */
     int32_t *cnt, *color;
-    int32_t *tally;       /* MRV: live options per item at the last expanded node (one row) */
+    int32_t *tally;       /* MRV: live options per item at the last expanded node: one row
+                           * (the trail), or one row per level (copies, cap_levels rows) */
     uint8_t *alive;       /* MRV: option is live at the last expanded node of the path */
     Buf trail;            /* MRV: the options each level killed, stacked by level */
     v16 *lanes;           /* MRV, plain covers: the same counts as uint16 lanes, n_lanes per level */
@@ -614,7 +657,7 @@ static uint64_t search_state_bytes(const Search *s) {
     uint64_t levels = (uint64_t)s->cap_levels, b = 0;
     b += levels * sizeof(Level);
     b += sizeof(word_t) * (uint64_t)p->n_words;                                    /* cov */
-    b += sizeof(int32_t) * 3 * ((uint64_t)p->n_items + 1);                         /* cnt, color, tally */
+    b += sizeof(int32_t) * (p->mrv_trail ? 3 : 2 + levels) * ((uint64_t)p->n_items + 1); /* cnt, color, tally */
     b += 2 * ((uint64_t)p->n_options + 1);                                          /* alive, excluded */
     b += sizeof(v16) * (levels * (uint64_t)p->n_lanes + 1);                         /* lanes */
     b += sizeof(word_t) * (levels * (uint64_t)p->n_owords + 1);                     /* livebits */
@@ -640,7 +683,7 @@ static int search_init(Search *s, const Problem *p) {
     s->cov = calloc((size_t)p->n_words, sizeof(word_t));
     s->cnt = calloc((size_t)p->n_items + 1, sizeof(int32_t));
     s->color = calloc((size_t)p->n_items + 1, sizeof(int32_t));
-    s->tally = calloc((size_t)p->n_items + 1, sizeof(int32_t));
+    s->tally = calloc((size_t)(p->mrv_trail ? 1 : s->cap_levels) * (p->n_items + 1), sizeof(int32_t));
     s->alive = calloc((size_t)p->n_options + 1, 1);
     s->lanes = aligned_alloc(sizeof(v16), sizeof(v16) * ((size_t)s->cap_levels * p->n_lanes + 1));
     s->livebits = calloc((size_t)s->cap_levels * p->n_owords + 1, sizeof(word_t));
@@ -662,6 +705,11 @@ static int ensure_level(Search *s, int32_t d) {
     if (!lv) return -1;
     memset(lv + s->cap_levels, 0, sizeof(Level) * (size_t)(cap - s->cap_levels));
     s->lv = lv;
+    if (!s->p->mrv_trail) {
+        int32_t *tally = realloc(s->tally, sizeof(int32_t) * (size_t)cap * (s->p->n_items + 1));
+        if (!tally) return -1;
+        s->tally = tally;
+    }
     /* (no aligned realloc: copy into a fresh block) */
     v16 *lanes = aligned_alloc(sizeof(v16), sizeof(v16) * ((size_t)cap * s->p->n_lanes + 1));
     if (!lanes) return -1;
@@ -1057,26 +1105,55 @@ static void mrv_root(Search *s, const word_t *cov) {
     s->updates += (uint64_t)p->n_options;
 }
 
-/* Below the parent: kill what `chosen` (an option, or n_options + the skipped item) made
- * dead; -1 when out of memory. */
-static int mrv_kill(Search *s, const word_t *cov, int32_t chosen) {
+/* Take live option q off the live set, onto the trail; -1 when out of memory. */
+static inline int mrv_kill_option(Search *s, int32_t q) {
     const Problem *p = s->p;
-    int32_t skipped = chosen - p->n_options;
-    const int32_t *items = chosen < p->n_options ? p->opt_item + p->opt_start[chosen] : &skipped;
-    int32_t n = chosen < p->n_options ? p->opt_start[chosen + 1] - p->opt_start[chosen] : 1;
-    for (int32_t k = 0; k < n; k++) {
-        int32_t i = items[k];
-        for (int32_t e = p->item_start[i]; e < p->item_start[i + 1]; e++) {
-            int32_t q = p->item_opt[e];
-            if (!s->alive[q]) continue;
-            s->updates++;
-            /* plain covers: item i is now covered, so every option using it is dead */
-            if (!p->plain && is_live(s, cov, q)) continue;
-            if (buf_push(&s->trail, q)) return -1;
-            s->alive[q] = 0;
-            for (int32_t x = p->opt_start[q]; x < p->opt_start[q + 1]; x++) s->tally[p->opt_item[x]]--;
-        }
+    if (buf_push(&s->trail, q)) return -1;
+    s->alive[q] = 0;
+    for (int32_t x = p->opt_start[q]; x < p->opt_start[q + 1]; x++) s->tally[p->opt_item[x]]--;
+    return 0;
+}
+
+/* Kill the live options of item i: all of them (`test` = 0: i was just saturated, and
+ * every option using it plainly or with a color is dead), or those is_live() rejects
+ * (`test` = 1: i was just given a color). */
+static inline int mrv_kill_users(Search *s, const word_t *cov, int32_t i, int test) {
+    const Problem *p = s->p;
+    for (int32_t e = p->item_start[i]; e < p->item_start[i + 1]; e++) {
+        int32_t q = p->item_opt[e];
+        if (!s->alive[q]) continue;
+        s->updates++;
+        if (test && is_live(s, cov, q)) continue;
+        if (mrv_kill_option(s, q)) return -1;
     }
+    return 0;
+}
+
+/* Below the parent: kill what the step to node L made dead; -1 when out of memory.  Only
+ * items whose saturation changed can kill: the chosen option's plain items (unsaturated
+ * before it, since it was live) that are saturated now — a counter below hi is not —,
+ * the items it gave a color (the color undo stack above L->color_mark), or the skipped
+ * item.  Exclusion kills the rest: the chosen option itself and, below a multiplicity
+ * branch, the siblings tried before it. */
+static int mrv_kill(Search *s, const word_t *cov, const Level *L, const Level *parent) {
+    const Problem *p = s->p;
+    int32_t o = L->chosen;
+    if (o >= p->n_options) {
+        if (mrv_kill_users(s, cov, o - p->n_options, 0)) return -1;
+    } else {
+        for (int32_t k = p->opt_start[o]; k < p->opt_start[o + 1]; k++) {
+            int32_t i = p->opt_item[k];
+            if (p->opt_color[k] == 0 && saturated(cov, i) && mrv_kill_users(s, cov, i, 0)) return -1;
+        }
+        for (int64_t u = L->color_mark; u < s->color_undo.n; u++)
+            if (mrv_kill_users(s, cov, s->color_undo.v[u], 1)) return -1;
+        if (s->alive[o] && mrv_kill_option(s, o)) return -1;
+    }
+    if (parent->multiplicity)
+        for (int32_t b = 0; b < L->sibling; b++) {
+            int32_t q = s->arena.v[parent->branch_off + b];
+            if (q < p->n_options && s->alive[q] && mrv_kill_option(s, q)) return -1;
+        }
     return 0;
 }
 
@@ -1088,6 +1165,65 @@ static void mrv_revive(Search *s, int64_t mark) {
         s->alive[q] = 1;
         for (int32_t x = p->opt_start[q]; x < p->opt_start[q + 1]; x++) s->tally[p->opt_item[x]]++;
     }
+}
+
+/* The copies layout: this level's live list (in the arena, kept for the children) is the
+ * parent's filtered (at the root, every option tested), and its row of counts the
+ * parent's, less the options that die here.  The row; NULL when out of memory. */
+static int32_t *mrv_filter(Search *s, Level *L, const word_t *cov) {
+    const Problem *p = s->p;
+    const int W = p->n_words;
+    const int32_t d = s->depth;
+    const size_t NI = (size_t)p->n_items + 1;
+    int32_t *restrict tally = s->tally + (size_t)d * NI;
+    const int32_t *restrict opt_item = p->opt_item;
+    const int32_t *restrict opt_start = p->opt_start;
+    if (d > 0) memcpy(tally, tally - NI, sizeof(int32_t) * NI);
+    int32_t m = 0, n_src;
+    if (d == 0) {
+        n_src = p->n_options;
+        if (buf_reserve(&s->arena, n_src)) return NULL;
+        int32_t *live = s->arena.v + s->arena.n;
+        memset(tally, 0, sizeof(int32_t) * (size_t)p->n_items);
+        for (int32_t o = 0; o < n_src; o++) {
+            if (!is_live(s, cov, o)) continue;
+            live[m++] = o;
+            for (int32_t e = p->opt_start[o]; e < p->opt_start[o + 1]; e++) tally[p->opt_item[e]]++;
+        }
+    } else {
+        n_src = s->lv[d - 1].n_live;
+        if (buf_reserve(&s->arena, n_src)) return NULL;
+        const int32_t *restrict src = s->arena.v + s->lv[d - 1].live_off;  /* after any realloc */
+        int32_t *restrict live = s->arena.v + s->arena.n;
+#define FILTER(LIVE_TEST)                                                               \
+        for (int32_t k = 0; k < n_src; k++) {                                           \
+            int32_t o = src[k];                                                         \
+            if (LIVE_TEST) {                                                            \
+                live[m++] = o;                                                          \
+            } else {                                                                    \
+                const int32_t *e = opt_item + opt_start[o];                             \
+                const int32_t *end = opt_item + opt_start[o + 1];                       \
+                for (; e < end; e++) tally[*e]--;                                       \
+            }                                                                           \
+        }
+        /* The hot loop.  Without colors or multiplicities an option is live iff its
+         * bitset misses cov; one and two words are unrolled. */
+        const word_t *bits = p->opt_plain;
+        if (p->plain && W == 1) {
+            const word_t c0 = cov[0];
+            FILTER(!(bits[o] & c0))
+        } else if (p->plain && W == 2) {
+            const word_t c0 = cov[0], c1 = cov[1];
+            FILTER(!((bits[2 * o] & c0) | (bits[2 * o + 1] & c1)))
+        } else {
+            FILTER(is_live(s, cov, o))
+        }
+#undef FILTER
+    }
+    s->updates += (uint64_t)n_src;
+    L->n_live = m;
+    s->arena.n += m;
+    return tally;
 }
 
 /* Expand the node at the current depth: decide solution / dead end / branches.
@@ -1171,16 +1307,23 @@ static int expand(Search *s) {
         L->n_branch = m;
         s->arena.n += m;
     } else {
-        /* MRV on one live set with a trail: alive[] and tally[] (live options per item)
-         * describe the parent, the last node expanded on this path; the options that the
-         * chosen option (or skip) killed are taken off them here and pushed on the trail,
-         * and ascend() brings them back.  So a level costs the options it killed, not a
-         * copy of the live list and the counts. */
-        int32_t *restrict tally = s->tally;
-        if (d == 0) {
-            mrv_root(s, cov);
-        } else if (mrv_kill(s, cov, L->chosen)) {
-            return -1;
+        /* Two layouts (choose_mrv_layout).  The trail: alive[] and tally[] (live options
+         * per item) describe the parent, the last node expanded on this path; the
+         * options that the step here killed are taken off them and pushed on the trail,
+         * and ascend() brings them back, so a level costs what it killed.  Copies: the
+         * parent's live list filtered into this level's, and its row of counts copied and
+         * decremented for the options that die. */
+        int32_t *restrict tally;
+        if (p->mrv_trail) {
+            tally = s->tally;
+            if (d == 0) {
+                mrv_root(s, cov);
+            } else if (mrv_kill(s, cov, L, &s->lv[d - 1])) {
+                return -1;
+            }
+        } else {
+            tally = mrv_filter(s, L, cov);
+            if (!tally) return -1;
         }
         /* choose: fewest live options among needed items, ties to the lowest index */
         int32_t best = INT32_MAX;
@@ -1215,14 +1358,23 @@ static int expand(Search *s) {
         int32_t *out = s->arena.v + s->arena.n;
         int32_t nb = 0;
         if (slack) out[nb++] = p->n_options + item;
-        /* the live options that use item plainly, in increasing id (item_opt is sorted) */
+        /* the live options that use item plainly, in increasing id: from the item's
+         * option list (sorted), or from the live list */
         const word_t mask = (word_t)1 << (item % 64);
         const int wi = item / 64;
-        int32_t last = -1;
-        for (int32_t e = p->item_start[item]; e < p->item_start[item + 1]; e++) {
-            int32_t o = p->item_opt[e];
-            if (o != last && s->alive[o] && (p->opt_plain[(size_t)o * W + wi] & mask)) out[nb++] = o;
-            last = o;
+        if (p->mrv_trail) {
+            int32_t last = -1;
+            for (int32_t e = p->item_start[item]; e < p->item_start[item + 1]; e++) {
+                int32_t o = p->item_opt[e];
+                if (o != last && s->alive[o] && (p->opt_plain[(size_t)o * W + wi] & mask)) out[nb++] = o;
+                last = o;
+            }
+        } else {
+            const int32_t *live = s->arena.v + L->live_off;
+            for (int32_t k = 0; k < L->n_live; k++) {
+                int32_t o = live[k];
+                if (p->opt_plain[(size_t)o * W + wi] & mask) out[nb++] = o;
+            }
         }
         L->branch_off = s->arena.n;
         L->n_branch = nb;
@@ -1248,6 +1400,7 @@ static int descend(Search *s, int32_t j) {
     L = &s->lv[s->depth];
     int32_t d = ++s->depth;
     s->lv[d].chosen = o;
+    s->lv[d].sibling = j;
     s->lv[d].color_mark = (int32_t)s->color_undo.n;
     s->lv[d].trail_mark = s->trail.n;
     s->lv[d].item = -1;
