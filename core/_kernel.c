@@ -40,9 +40,11 @@
  *
  *   MEMORY grows with depth by a Level record (about 128 bytes) and what the level
  *   changed: its branch list and the options it killed, each option at most once along a
- *   path.  Only the lane path below keeps arrays per level (counts and live bits), and it
- *   serves covers of at most 256 items, so at most 256 levels.  solve() reports the
- *   search state's peak as Result.state_bytes.
+ *   path.  Two places keep arrays per level: the lane path below (counts and live bits;
+ *   covers of at most 256 items, so at most 256 levels), and the generic MRV path's
+ *   copies layout, chosen only where the copies stay under MAX_MRV_COPY_BYTES over the
+ *   deepest search (choose_mrv_layout).  solve() reports the search state's peak as
+ *   Result.state_bytes.
  *
  *   INVARIANT: an option o is live at a node iff !excluded[o], (opt_plain[o] & cov) == 0,
  *   and every colored entry (i, c) has color[i] in {0, c}.  Liveness is monotone: a live
@@ -85,12 +87,14 @@
  *     pentacube box 45.8-47.1 M nodes, 6x10 3.61-3.63 M, 8x8 less its centre 289-293 k,
  *     Soma 255-257 k), so the branching order is no lever.
  *
- *   Memory of deep searches (2026-11-28): the generic MRV path used to copy the live list
- *   and a row of item counts per level (250 KB a level on the 200x200 domino board, 5 GB
- *   at depth 20,000); the trail replaced it, and was faster on every cover measured
- *   (docs/kernel.md), so no per-level copy is kept beside it.  The lane path keeps its
- *   per-level lanes: 256 levels at most, and a copy of 16-byte vectors is what makes it
- *   fast.
+ *   Memory of deep searches (2026-11-28): the generic MRV path copied the live list and a
+ *   row of item counts per level (250 KB a level on the 200x200 domino board, 5 GB at
+ *   depth 20,000).  The trail alone was 1.6x slower on small covers with multiplicities
+ *   (giving the counts back costs more than copying a short row), even scanning only the
+ *   items whose state changed, so the copies stay for covers whose copies fit 4 MiB over
+ *   the deepest search; the trail is 1.5-2.6x faster on the bigger and the plain ones
+ *   (docs/kernel.md).  The lane path keeps its per-level lanes: 256 levels at most, and a
+ *   copy of 16-byte vectors is what makes it fast.
  *
  *   First-item branching ("first"):
  *   - occupancy-indexed lead lists: fewer tests, no faster;
@@ -1075,22 +1079,20 @@ static int expand_plain_mrv(Search *s, Level *L, const word_t *cov) {
 
 /* ------------------------------------------------------------------ The MRV trail
  *
- * The generic MRV path (colors, multiplicities, the region rule, or more items than the
- * lanes take) keeps ONE live set for the whole search: alive[o] and tally[i] (the live
- * options using item i, counting every entry) describe the last node expanded on the
- * current path.  Expanding a child kills the options its chosen option made dead and
- * pushes them on `trail`; leaving the child pops them back (LIFO, so tally returns to
- * the parent's exactly).  Memory grows with depth by the options each level killed,
- * not by a copy of the live list and the counts per level (the 200x200 domino board:
- * about 24 bytes a level instead of 250 KB).
+ * Where choose_mrv_layout() picks it, the generic MRV path (colors, multiplicities, the
+ * region rule, or more items than the lanes take) keeps ONE live set for the whole
+ * search: alive[o] and tally[i] (the live options using item i, counting every entry)
+ * describe the last node expanded on the current path.  Expanding a child kills the
+ * options its step made dead and pushes them on `trail`; leaving the child pops them back
+ * (LIFO, so tally returns to the parent's exactly).  Memory grows with depth by the
+ * options each level killed, not by a copy of the live list and the counts per level (the
+ * 200x200 domino board: about 24 bytes a level instead of 250 KB).
  *
  * INVARIANT (at the start of expand() at depth d > 0): alive[]/tally[] are those of the
- * parent at d - 1, because every sibling expanded before has popped its trail.  The only
- * options that can die between the two are the ones touching the items of the chosen
- * option (or the skip item): cov, cnt and color change only there; and the earlier
- * siblings newly excluded below a multiplicity branch all use the branching item, which
- * the chosen option (or skip) names too.  So scanning item_opt[] of those items finds
- * every option that died.
+ * parent at d - 1, because every sibling expanded before has popped its trail.  Between
+ * the two only the chosen option's items change (cov, cnt, color) and some options become
+ * excluded (the chosen one, and a multiplicity branch's earlier siblings); mrv_kill()
+ * goes through exactly those changes, so it finds every option that died.
  */
 
 /* At the root: every option tested once. */
