@@ -73,9 +73,12 @@ def main() -> None:
     sampler.join()
     after = peak_rss_mb()
     state = getattr(out, "state_bytes", None)
+    # a search that ended before the sampler's window (a count that would pass 2^128 hands
+    # the rest on early) was sampled while its frontier was converted too
+    early = " (it stopped early: frontier included)" if out.seconds < args.seconds - 0.2 else ""
     print(f"{args.problem}: built in {built:.1f} s, RSS {before:.0f} MB; "
           f"{out.seconds:.1f} s of search: {out.nodes:,} nodes, deepest level {len(out.nodes_per_depth) - 1:,}, "
-          f"RSS at most {sampler.peak:.0f} MB while searching (+{sampler.peak - before:.0f} MB), "
+          f"RSS at most {sampler.peak:.0f} MB while searching{early} (+{sampler.peak - before:.0f} MB), "
           f"peak {after:.0f} MB with the frontier handed back ({len(out.frontier):,} paths)"
           + (f"; the search's own state {state / 1e6:.1f} MB" if state is not None else ""))
 
