@@ -24,15 +24,27 @@
  *
  *   Search state (one per call of solve(); no global state, so many threads or processes
  *   may search at once; the GIL is released while searching):
- *     cov (W words per level)         bit i set iff item i is SATURATED: covered hi times,
- *                                     or (secondary) used plainly or given a color.  A
- *                                     copy per level makes undo a pointer move.
+ *     cov (W words, in place)         bit i set iff item i is SATURATED: covered hi times,
+ *                                     or (secondary) used plainly or given a color.  Set by
+ *                                     descend(), cleared by ascend(): the chosen option's
+ *                                     items were all unsaturated before it (it was live).
  *     cnt[i]                          times item i is covered (for multiplicities)
  *     color[i]                        secondary item: 0 unset, -1 used plainly, c >= 1
  *     excluded[o]                     option o is excluded below a multiplicity branch
+ *     alive[o], tally[i], trail       MRV outside the lanes: the live set of the last node
+ *                                     expanded, live options per item, and the options
+ *                                     each level killed (see "The MRV trail" below)
  *     levels[d]                       node at depth d: branching item, its branch list
- *                                     and live-option list (offsets into one int arena),
- *                                     the next branch to try, the option that led here
+ *                                     (an offset into one int arena), the next branch to
+ *                                     try, the option that led here, its trail mark
+ *
+ *   MEMORY grows with depth by a Level record (about 128 bytes) and what the level
+ *   changed: its branch list and the options it killed, each option at most once along a
+ *   path.  Two places keep arrays per level: the lane path below (counts and live bits;
+ *   covers of at most 256 items, so at most 256 levels), and the generic MRV path's
+ *   copies layout, chosen only where the copies stay under MAX_MRV_COPY_BYTES over the
+ *   deepest search (choose_mrv_layout).  solve() reports the search state's peak as
+ *   Result.state_bytes.
  *
  *   INVARIANT: an option o is live at a node iff !excluded[o], (opt_plain[o] & cov) == 0,
  *   and every colored entry (i, c) has color[i] in {0, c}.  Liveness is monotone: a live
@@ -41,9 +53,10 @@
  *   liveness tests: a machine-independent cost, like Knuth's mems).
  *
  *   PLAIN COVERS (no colors, no multiplicities) skip cnt/color/excluded altogether: a node
- *   is its cov bitset.  MRV there keeps the live options as a bitset per level (or the
- *   list, when the conflict table would not fit) and the live counts as uint16 lanes per
- *   level; the branches are then live & item_bits[i]; see expand_plain_mrv().
+ *   is its cov bitset.  MRV there, on at most 256 items, keeps the live options as a
+ *   bitset per level (or the list, when the conflict table would not fit) and the live
+ *   counts as uint16 lanes per level; the branches are then live & item_bits[i]; see
+ *   expand_plain_mrv().
  *
  * DESIGNS MEASURED AND DROPPED
  *
@@ -73,6 +86,15 @@
  *     first or last; cells reversed): the trees stay within 1.5% of each other (3x4x5
  *     pentacube box 45.8-47.1 M nodes, 6x10 3.61-3.63 M, 8x8 less its centre 289-293 k,
  *     Soma 255-257 k), so the branching order is no lever.
+ *
+ *   Memory of deep searches (2026-11-28): the generic MRV path copied the live list and a
+ *   row of item counts per level (250 KB a level on the 200x200 domino board, 5 GB at
+ *   depth 20,000).  The trail alone was 1.6x slower on small covers with multiplicities
+ *   (giving the counts back costs more than copying a short row), even scanning only the
+ *   items whose state changed, so the copies stay for covers whose copies fit 4 MiB over
+ *   the deepest search; the trail is 1.5-2.6x faster on the bigger and the plain ones
+ *   (docs/kernel.md).  The lane path keeps its per-level lanes: 256 levels at most, and a
+ *   copy of 16-byte vectors is what makes it fast.
  *
  *   First-item branching ("first"):
  *   - occupancy-indexed lead lists: fewer tests, no faster;
@@ -121,6 +143,10 @@ typedef uint64_t v2w __attribute__((vector_size(16)));  /* the same 16 bytes as 
 #define MAX_LANE_ITEMS 256
 /* memory at most for the option-conflict bitsets (n_options^2 / 8 bytes) */
 #define MAX_CONFLICT_BYTES (4u << 20)
+/* generic MRV: memory at most for a live list and a row of counts per level, over the
+ * deepest a search can go; past it (or on a plain cover) the trail is used instead */
+#define MAX_MRV_COPY_BYTES (4u << 20)
+enum { LAYOUT_AUTO = 0, LAYOUT_COPIES = 1, LAYOUT_TRAIL = 2 };
 
 enum { H_MRV = 0, H_FIRST = 1 };
 enum { ST_DONE = 0, ST_BUDGET = 1, ST_LIMIT = 2 };
@@ -139,6 +165,7 @@ typedef struct {
     int32_t n_counters, *counters;
     word_t *exact_mask;
     int plain;           /* no colors and no multiplicities: liveness is one bitset test */
+    int mrv_trail;       /* generic MRV: one live set and a trail (1), or copies per level (0) */
     int sparse;          /* options have fewer entries than the bitset has words */
     /* narrow MRV counts (plain covers of at most MAX_LANE_ITEMS items, degrees < 0x8000):
      * opt_lanes[o * n_lanes ..] = option o as 0/1 uint16 lanes; lanes_fence = 0xFFFF on
@@ -186,24 +213,41 @@ static int32_t *int_array(PyObject *seq, Py_ssize_t *len, const char *what) {
     return out;
 }
 
+/* The generic MRV path's layout (measured in docs/kernel.md): the trail on plain covers
+ * (they come here with more than 256 items, or a region rule; killing costs no liveness
+ * test there) and wherever copies per level could pass MAX_MRV_COPY_BYTES; copies on the
+ * small covers with colors or multiplicities, where copying a short row beats giving the
+ * counts back.  A search is at most sum(hi) + counters levels deep: every level covers
+ * a primary item or closes a counter. */
+static int choose_mrv_layout(const Problem *p) {
+    if (p->plain) return 1;
+    double depth = (double)p->n_counters;
+    for (int32_t i = 0; i < p->n_primary; i++) depth += (double)p->hi[i];
+    double copies = depth * 4.0 * ((double)p->n_items + 1.0 + (double)p->n_options);
+    return copies > (double)MAX_MRV_COPY_BYTES;
+}
+
 /*
  * Problem(n_items, n_primary, opt_start, opt_item, opt_color, lo, hi, heuristic,
- *         region=None)
+ *         region=None, mrv_layout=0)
  * The option entries come flattened (CSR).  region = (cell_item, nb_start, nb,
- * piece_size, piece_item) or None.  Validation of names and shapes is done in Python
+ * piece_size, piece_item) or None.  mrv_layout: how the generic MRV path keeps its live
+ * options, 0 chosen by size (see choose_mrv_layout), 1 copies per level, 2 the trail
+ * (the tests walk both).  Validation of names and shapes is done in Python
  * (core/exact_cover.py); here only what memory safety needs is checked.
  */
 static int Problem_init(Problem *p, PyObject *args, PyObject *kw) {
     static char *kwlist[] = {"n_items", "n_primary", "opt_start", "opt_item", "opt_color",
-                             "lo", "hi", "heuristic", "region", NULL};
-    int n_items, n_primary, heuristic;
+                             "lo", "hi", "heuristic", "region", "mrv_layout", NULL};
+    int n_items, n_primary, heuristic, layout = LAYOUT_AUTO;
     PyObject *o_start, *o_item, *o_color, *o_lo, *o_hi, *region = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "iiOOOOOi|O", kwlist, &n_items, &n_primary,
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "iiOOOOOi|Oi", kwlist, &n_items, &n_primary,
                                      &o_start, &o_item, &o_color, &o_lo, &o_hi, &heuristic,
-                                     &region))
+                                     &region, &layout))
         return -1;
-    if (n_items < 0 || n_primary < 0 || n_primary > n_items || heuristic < 0 || heuristic > 1) {
-        PyErr_SetString(PyExc_ValueError, "bad problem sizes or heuristic");
+    if (n_items < 0 || n_primary < 0 || n_primary > n_items || heuristic < 0 || heuristic > 1 ||
+        layout < LAYOUT_AUTO || layout > LAYOUT_TRAIL) {
+        PyErr_SetString(PyExc_ValueError, "bad problem sizes, heuristic or layout");
         return -1;
     }
     p->n_items = n_items;
@@ -319,6 +363,7 @@ static int Problem_init(Problem *p, PyObject *args, PyObject *kw) {
     p->sparse = n_opt > 0 && (int64_t)ni < (int64_t)n_opt * W;
     for (int32_t o = 0; o < n_opt; o++)
         if (p->opt_colored[o]) p->plain = 0;
+    p->mrv_trail = layout == LAYOUT_AUTO ? choose_mrv_layout(p) : layout == LAYOUT_TRAIL;
     if (p->plain && n_items <= MAX_LANE_ITEMS) {
         int32_t max_degree = 0;
         for (int32_t i = 0; i < n_items; i++)
@@ -414,6 +459,8 @@ typedef struct {
     int64_t branch_off;  /* arena offset of the branch list */
     int32_t chosen;      /* option that led to this node; -1 at the root */
     int32_t color_mark;  /* color undo stack height before `chosen` was applied */
+    int64_t trail_mark;  /* MRV trail height when this node was entered (see Search.trail) */
+    int32_t sibling;     /* index of `chosen` in the parent's branch list */
     u128 count_in;       /* memo: solutions counted when this node was entered */
     uint64_t nodes_in;   /* memo: nodes counted when this node was entered */
     uint8_t multiplicity;/* branching item has bounds other than 1:1 */
@@ -559,12 +606,15 @@ typedef struct {
     const Problem *p;
     /* per level */
     Level *lv;
-    word_t *cov;          /* (cap_levels) x W */
+    word_t *cov;          /* W words: the current node's saturated items, updated in place */
     int32_t cap_levels;
     int32_t depth, base;  /* current depth; depth of the replayed path */
     /* per item / option */
     int32_t *cnt, *color;
-    int32_t *tally;       /* MRV: (cap_levels) x n_items live-option counts, one row per level */
+    int32_t *tally;       /* MRV: live options per item at the last expanded node: one row
+                           * (the trail), or one row per level (copies, cap_levels rows) */
+    uint8_t *alive;       /* MRV: option is live at the last expanded node of the path */
+    Buf trail;            /* MRV: the options each level killed, stacked by level */
     v16 *lanes;           /* MRV, plain covers: the same counts as uint16 lanes, n_lanes per level */
     word_t *livebits;     /* ... and the live options as a bitset, n_owords per level */
     uint8_t *excluded;
@@ -603,8 +653,27 @@ static uint64_t clock_mask_for(int32_t n_options) {
     return every - 1;
 }
 
+/* The bytes the search's own state holds (its buffers only grow, so at the end of a call
+ * this is its peak): levels, the in-place state, the live sets, counts, trail and
+ * arena; not the problem, the memo or the solutions and frontier handed back. */
+static uint64_t search_state_bytes(const Search *s) {
+    const Problem *p = s->p;
+    uint64_t levels = (uint64_t)s->cap_levels, b = 0;
+    b += levels * sizeof(Level);
+    b += sizeof(word_t) * (uint64_t)p->n_words;                                    /* cov */
+    b += sizeof(int32_t) * (p->mrv_trail ? 3 : 2 + levels) * ((uint64_t)p->n_items + 1); /* cnt, color, tally */
+    b += 2 * ((uint64_t)p->n_options + 1);                                          /* alive, excluded */
+    b += sizeof(v16) * (levels * (uint64_t)p->n_lanes + 1);                         /* lanes */
+    b += sizeof(word_t) * (levels * (uint64_t)p->n_owords + 1);                     /* livebits */
+    b += sizeof(int32_t) * 2 * ((uint64_t)p->n_cells + 1);                          /* region scratch */
+    b += sizeof(int32_t) * (uint64_t)(s->arena.cap + s->trail.cap + s->color_undo.cap);
+    b += sizeof(uint64_t) * (uint64_t)s->cap_depths;                                /* per_depth */
+    return b;
+}
+
 static void search_free(Search *s) {
-    free(s->lv); free(s->cov); free(s->cnt); free(s->color); free(s->tally); free(s->lanes); free(s->livebits);
+    free(s->lv); free(s->cov); free(s->cnt); free(s->color); free(s->tally); free(s->alive); free(s->trail.v);
+    free(s->lanes); free(s->livebits);
     free(s->excluded); free(s->arena.v); free(s->color_undo.v); free(s->cell_seen);
     free(s->cell_stack); free(s->per_depth); free(s->solutions.v); free(s->frontier.v);
     memo_free(&s->memo);
@@ -615,22 +684,23 @@ static int search_init(Search *s, const Problem *p) {
     s->p = p;
     s->cap_levels = 64;
     s->lv = calloc((size_t)s->cap_levels, sizeof(Level));
-    s->cov = calloc((size_t)s->cap_levels * p->n_words, sizeof(word_t));
+    s->cov = calloc((size_t)p->n_words, sizeof(word_t));
     s->cnt = calloc((size_t)p->n_items + 1, sizeof(int32_t));
     s->color = calloc((size_t)p->n_items + 1, sizeof(int32_t));
-    s->tally = calloc((size_t)s->cap_levels * (p->n_items + 1), sizeof(int32_t));
+    s->tally = calloc((size_t)(p->mrv_trail ? 1 : s->cap_levels) * (p->n_items + 1), sizeof(int32_t));
+    s->alive = calloc((size_t)p->n_options + 1, 1);
     s->lanes = aligned_alloc(sizeof(v16), sizeof(v16) * ((size_t)s->cap_levels * p->n_lanes + 1));
     s->livebits = calloc((size_t)s->cap_levels * p->n_owords + 1, sizeof(word_t));
     s->excluded = calloc((size_t)p->n_options + 1, 1);
     s->cell_seen = calloc((size_t)p->n_cells + 1, sizeof(int32_t));
     s->cell_stack = calloc((size_t)p->n_cells + 1, sizeof(int32_t));
-    if (!s->lv || !s->cov || !s->cnt || !s->color || !s->tally || !s->lanes || !s->livebits || !s->excluded ||
+    if (!s->lv || !s->cov || !s->cnt || !s->color || !s->tally || !s->alive || !s->lanes || !s->livebits || !s->excluded ||
         !s->cell_seen || !s->cell_stack)
         return -1;
     return 0;
 }
 
-/* Make room for level d (and its cov copy). */
+/* Make room for level d (its Level, and the lane path's counts and live bits). */
 static int ensure_level(Search *s, int32_t d) {
     if (d < s->cap_levels) return 0;
     int32_t cap = s->cap_levels * 2;
@@ -639,12 +709,11 @@ static int ensure_level(Search *s, int32_t d) {
     if (!lv) return -1;
     memset(lv + s->cap_levels, 0, sizeof(Level) * (size_t)(cap - s->cap_levels));
     s->lv = lv;
-    word_t *cov = realloc(s->cov, sizeof(word_t) * (size_t)cap * s->p->n_words);
-    if (!cov) return -1;
-    s->cov = cov;
-    int32_t *tally = realloc(s->tally, sizeof(int32_t) * (size_t)cap * (s->p->n_items + 1));
-    if (!tally) return -1;
-    s->tally = tally;
+    if (!s->p->mrv_trail) {
+        int32_t *tally = realloc(s->tally, sizeof(int32_t) * (size_t)cap * (s->p->n_items + 1));
+        if (!tally) return -1;
+        s->tally = tally;
+    }
     /* (no aligned realloc: copy into a fresh block) */
     v16 *lanes = aligned_alloc(sizeof(v16), sizeof(v16) * ((size_t)cap * s->p->n_lanes + 1));
     if (!lanes) return -1;
@@ -701,17 +770,25 @@ static int apply_option(Search *s, word_t *cov, int32_t o) {
     return 0;
 }
 
-static void unapply_option(Search *s, int32_t o, int32_t color_mark) {
+/* Undo apply_option(o) on the in-place state.  The items o uses plainly were unsaturated
+ * before it was applied (it was live), so their bits are cleared; so are those of the
+ * items it gave a color (the undo stack above color_mark). */
+static void unapply_option(Search *s, word_t *cov, int32_t o, int32_t color_mark) {
     const Problem *p = s->p;
     s->excluded[o] = 0;
     for (int32_t k = p->opt_start[o]; k < p->opt_start[o + 1]; k++) {
         int32_t i = p->opt_item[k];
         if (p->opt_color[k] == 0) {
             s->cnt[i]--;
+            cov[i / 64] &= ~((word_t)1 << (i % 64));
             if (i >= p->n_primary) s->color[i] = 0;
         }
     }
-    while (s->color_undo.n > color_mark) s->color[s->color_undo.v[--s->color_undo.n]] = 0;
+    while (s->color_undo.n > color_mark) {
+        int32_t i = s->color_undo.v[--s->color_undo.n];
+        s->color[i] = 0;
+        cov[i / 64] &= ~((word_t)1 << (i % 64));
+    }
 }
 
 static inline int saturated(const word_t *cov, int32_t i) {
@@ -1000,6 +1077,157 @@ static int expand_plain_mrv(Search *s, Level *L, const word_t *cov) {
     return 0;
 }
 
+/* ------------------------------------------------------------------ The MRV trail
+ *
+ * Where choose_mrv_layout() picks it, the generic MRV path (colors, multiplicities, the
+ * region rule, or more items than the lanes take) keeps ONE live set for the whole
+ * search: alive[o] and tally[i] (the live options using item i, counting every entry)
+ * describe the last node expanded on the current path.  Expanding a child kills the
+ * options its step made dead and pushes them on `trail`; leaving the child pops them back
+ * (LIFO, so tally returns to the parent's exactly).  Memory grows with depth by the
+ * options each level killed, not by a copy of the live list and the counts per level (the
+ * 200x200 domino board: about 24 bytes a level instead of 250 KB).
+ *
+ * INVARIANT (at the start of expand() at depth d > 0): alive[]/tally[] are those of the
+ * parent at d - 1, because every sibling expanded before has popped its trail.  Between
+ * the two only the chosen option's items change (cov, cnt, color) and some options become
+ * excluded (the chosen one, and a multiplicity branch's earlier siblings); mrv_kill()
+ * goes through exactly those changes, so it finds every option that died.
+ */
+
+/* At the root: every option tested once. */
+static void mrv_root(Search *s, const word_t *cov) {
+    const Problem *p = s->p;
+    memset(s->tally, 0, sizeof(int32_t) * (size_t)p->n_items);
+    for (int32_t o = 0; o < p->n_options; o++) {
+        s->alive[o] = (uint8_t)is_live(s, cov, o);
+        if (s->alive[o])
+            for (int32_t e = p->opt_start[o]; e < p->opt_start[o + 1]; e++) s->tally[p->opt_item[e]]++;
+    }
+    s->updates += (uint64_t)p->n_options;
+}
+
+/* Take live option q off the live set, onto the trail; -1 when out of memory. */
+static inline int mrv_kill_option(Search *s, int32_t q) {
+    const Problem *p = s->p;
+    if (buf_push(&s->trail, q)) return -1;
+    s->alive[q] = 0;
+    for (int32_t x = p->opt_start[q]; x < p->opt_start[q + 1]; x++) s->tally[p->opt_item[x]]--;
+    return 0;
+}
+
+/* Kill the live options of item i: all of them (`test` = 0: i was just saturated, and
+ * every option using it plainly or with a color is dead), or those is_live() rejects
+ * (`test` = 1: i was just given a color). */
+static inline int mrv_kill_users(Search *s, const word_t *cov, int32_t i, int test) {
+    const Problem *p = s->p;
+    for (int32_t e = p->item_start[i]; e < p->item_start[i + 1]; e++) {
+        int32_t q = p->item_opt[e];
+        if (!s->alive[q]) continue;
+        s->updates++;
+        if (test && is_live(s, cov, q)) continue;
+        if (mrv_kill_option(s, q)) return -1;
+    }
+    return 0;
+}
+
+/* Below the parent: kill what the step to node L made dead; -1 when out of memory.  Only
+ * items whose saturation changed can kill: the chosen option's plain items (unsaturated
+ * before it, since it was live) that are saturated now — a counter below hi is not —,
+ * the items it gave a color (the color undo stack above L->color_mark), or the skipped
+ * item.  Exclusion kills the rest: the chosen option itself and, below a multiplicity
+ * branch, the siblings tried before it. */
+static int mrv_kill(Search *s, const word_t *cov, const Level *L, const Level *parent) {
+    const Problem *p = s->p;
+    int32_t o = L->chosen;
+    if (o >= p->n_options) {
+        if (mrv_kill_users(s, cov, o - p->n_options, 0)) return -1;
+    } else {
+        for (int32_t k = p->opt_start[o]; k < p->opt_start[o + 1]; k++) {
+            int32_t i = p->opt_item[k];
+            if (p->opt_color[k] == 0 && saturated(cov, i) && mrv_kill_users(s, cov, i, 0)) return -1;
+        }
+        for (int64_t u = L->color_mark; u < s->color_undo.n; u++)
+            if (mrv_kill_users(s, cov, s->color_undo.v[u], 1)) return -1;
+        if (s->alive[o] && mrv_kill_option(s, o)) return -1;
+    }
+    if (parent->multiplicity)
+        for (int32_t b = 0; b < L->sibling; b++) {
+            int32_t q = s->arena.v[parent->branch_off + b];
+            if (q < p->n_options && s->alive[q] && mrv_kill_option(s, q)) return -1;
+        }
+    return 0;
+}
+
+/* Leaving a node: revive the options killed since `mark`, last first. */
+static void mrv_revive(Search *s, int64_t mark) {
+    const Problem *p = s->p;
+    while (s->trail.n > mark) {
+        int32_t q = s->trail.v[--s->trail.n];
+        s->alive[q] = 1;
+        for (int32_t x = p->opt_start[q]; x < p->opt_start[q + 1]; x++) s->tally[p->opt_item[x]]++;
+    }
+}
+
+/* The copies layout: this level's live list (in the arena, kept for the children) is the
+ * parent's filtered (at the root, every option tested), and its row of counts the
+ * parent's, less the options that die here.  The row; NULL when out of memory. */
+static int32_t *mrv_filter(Search *s, Level *L, const word_t *cov) {
+    const Problem *p = s->p;
+    const int W = p->n_words;
+    const int32_t d = s->depth;
+    const size_t NI = (size_t)p->n_items + 1;
+    int32_t *restrict tally = s->tally + (size_t)d * NI;
+    const int32_t *restrict opt_item = p->opt_item;
+    const int32_t *restrict opt_start = p->opt_start;
+    if (d > 0) memcpy(tally, tally - NI, sizeof(int32_t) * NI);
+    int32_t m = 0, n_src;
+    if (d == 0) {
+        n_src = p->n_options;
+        if (buf_reserve(&s->arena, n_src)) return NULL;
+        int32_t *live = s->arena.v + s->arena.n;
+        memset(tally, 0, sizeof(int32_t) * (size_t)p->n_items);
+        for (int32_t o = 0; o < n_src; o++) {
+            if (!is_live(s, cov, o)) continue;
+            live[m++] = o;
+            for (int32_t e = p->opt_start[o]; e < p->opt_start[o + 1]; e++) tally[p->opt_item[e]]++;
+        }
+    } else {
+        n_src = s->lv[d - 1].n_live;
+        if (buf_reserve(&s->arena, n_src)) return NULL;
+        const int32_t *restrict src = s->arena.v + s->lv[d - 1].live_off;  /* after any realloc */
+        int32_t *restrict live = s->arena.v + s->arena.n;
+#define FILTER(LIVE_TEST)                                                               \
+        for (int32_t k = 0; k < n_src; k++) {                                           \
+            int32_t o = src[k];                                                         \
+            if (LIVE_TEST) {                                                            \
+                live[m++] = o;                                                          \
+            } else {                                                                    \
+                const int32_t *e = opt_item + opt_start[o];                             \
+                const int32_t *end = opt_item + opt_start[o + 1];                       \
+                for (; e < end; e++) tally[*e]--;                                       \
+            }                                                                           \
+        }
+        /* The hot loop.  Without colors or multiplicities an option is live iff its
+         * bitset misses cov; one and two words are unrolled. */
+        const word_t *bits = p->opt_plain;
+        if (p->plain && W == 1) {
+            const word_t c0 = cov[0];
+            FILTER(!(bits[o] & c0))
+        } else if (p->plain && W == 2) {
+            const word_t c0 = cov[0], c1 = cov[1];
+            FILTER(!((bits[2 * o] & c0) | (bits[2 * o + 1] & c1)))
+        } else {
+            FILTER(is_live(s, cov, o))
+        }
+#undef FILTER
+    }
+    s->updates += (uint64_t)n_src;
+    L->n_live = m;
+    s->arena.n += m;
+    return tally;
+}
+
 /* Expand the node at the current depth: decide solution / dead end / branches.
  * Returns 1 for a solution, 0 otherwise (branches in lv[depth], possibly none);
  * -1 when out of memory. */
@@ -1008,7 +1236,7 @@ static int expand(Search *s) {
     const int W = p->n_words;
     int32_t d = s->depth;
     Level *L = &s->lv[d];
-    word_t *cov = s->cov + (size_t)d * W;
+    word_t *cov = s->cov;
     L->item = -1;
     L->n_branch = 0;
     L->next = 0;
@@ -1081,60 +1309,24 @@ static int expand(Search *s) {
         L->n_branch = m;
         s->arena.n += m;
     } else {
-        /* Live list: filter the parent's (at the root, every option).  tally[i] counts the
-         * live options of item i: a copy of the parent's row, less the options that die
-         * here (copying a row is cheaper than giving the counts back on the way up). */
-        const size_t NI = (size_t)p->n_items + 1;
-        int32_t *restrict tally = s->tally + (size_t)d * NI;
-        const int32_t *restrict opt_item = p->opt_item;
-        const int32_t *restrict opt_start = p->opt_start;
-        if (d > 0) memcpy(tally, tally - NI, sizeof(int32_t) * NI);
-        int32_t m = 0, n_src;
-        if (d == 0) {
-            n_src = p->n_options;
-            if (buf_reserve(&s->arena, n_src)) return -1;
-            int32_t *live = s->arena.v + s->arena.n;
-            memset(tally, 0, sizeof(int32_t) * (size_t)p->n_items);
-            for (int32_t o = 0; o < n_src; o++) {
-                if (!is_live(s, cov, o)) continue;
-                live[m++] = o;
-                for (int32_t e = p->opt_start[o]; e < p->opt_start[o + 1]; e++) tally[p->opt_item[e]]++;
+        /* Two layouts (choose_mrv_layout).  The trail: alive[] and tally[] (live options
+         * per item) describe the parent, the last node expanded on this path; the
+         * options that the step here killed are taken off them and pushed on the trail,
+         * and ascend() brings them back, so a level costs what it killed.  Copies: the
+         * parent's live list filtered into this level's, and its row of counts copied and
+         * decremented for the options that die. */
+        int32_t *restrict tally;
+        if (p->mrv_trail) {
+            tally = s->tally;
+            if (d == 0) {
+                mrv_root(s, cov);
+            } else if (mrv_kill(s, cov, L, &s->lv[d - 1])) {
+                return -1;
             }
-
         } else {
-            n_src = s->lv[d - 1].n_live;
-            if (buf_reserve(&s->arena, n_src)) return -1;
-            const int32_t *restrict src = s->arena.v + s->lv[d - 1].live_off;  /* after any realloc */
-            int32_t *restrict live = s->arena.v + s->arena.n;
-#define FILTER(LIVE_TEST)                                                               \
-            for (int32_t k = 0; k < n_src; k++) {                                       \
-                int32_t o = src[k];                                                     \
-                if (LIVE_TEST) {                                                        \
-                    live[m++] = o;                                                      \
-                } else {                                                                \
-                    const int32_t *e = opt_item + opt_start[o];                         \
-                    const int32_t *end = opt_item + opt_start[o + 1];                   \
-                    for (; e < end; e++) tally[*e]--;                                   \
-                }                                                                       \
-            }
-            /* The hot loop.  Without colors or multiplicities an option is live iff its
-             * bitset misses cov; one and two words are unrolled. */
-            const word_t *bits = p->opt_plain;
-            if (p->plain && W == 1) {
-                const word_t c0 = cov[0];
-                FILTER(!(bits[o] & c0))
-            } else if (p->plain && W == 2) {
-                const word_t c0 = cov[0], c1 = cov[1];
-                FILTER(!((bits[2 * o] & c0) | (bits[2 * o + 1] & c1)))
-            } else {
-                FILTER(is_live(s, cov, o))
-            }
-#undef FILTER
+            tally = mrv_filter(s, L, cov);
+            if (!tally) return -1;
         }
-        s->updates += (uint64_t)n_src;
-        L->n_live = m;
-        s->arena.n += m;
-        int32_t *live = s->arena.v + L->live_off;
         /* choose: fewest live options among needed items, ties to the lowest index */
         int32_t best = INT32_MAX;
         if (first_needed >= 0) {
@@ -1165,15 +1357,26 @@ static int expand(Search *s) {
     chosen:
         if (best == 0) { L->item = item; return 0; }
         if (buf_reserve(&s->arena, best + 1)) return -1;
-        live = s->arena.v + L->live_off;
         int32_t *out = s->arena.v + s->arena.n;
         int32_t nb = 0;
         if (slack) out[nb++] = p->n_options + item;
+        /* the live options that use item plainly, in increasing id: from the item's
+         * option list (sorted), or from the live list */
         const word_t mask = (word_t)1 << (item % 64);
         const int wi = item / 64;
-        for (int32_t k = 0; k < m; k++) {
-            int32_t o = live[k];
-            if (p->opt_plain[(size_t)o * W + wi] & mask) out[nb++] = o;
+        if (p->mrv_trail) {
+            int32_t last = -1;
+            for (int32_t e = p->item_start[item]; e < p->item_start[item + 1]; e++) {
+                int32_t o = p->item_opt[e];
+                if (o != last && s->alive[o] && (p->opt_plain[(size_t)o * W + wi] & mask)) out[nb++] = o;
+                last = o;
+            }
+        } else {
+            const int32_t *live = s->arena.v + L->live_off;
+            for (int32_t k = 0; k < L->n_live; k++) {
+                int32_t o = live[k];
+                if (p->opt_plain[(size_t)o * W + wi] & mask) out[nb++] = o;
+            }
         }
         L->branch_off = s->arena.n;
         L->n_branch = nb;
@@ -1198,9 +1401,10 @@ static int descend(Search *s, int32_t j) {
     if (ensure_level(s, s->depth + 1)) return -1;
     L = &s->lv[s->depth];
     int32_t d = ++s->depth;
-    memcpy(s->cov + (size_t)d * W, s->cov + (size_t)(d - 1) * W, sizeof(word_t) * W);
     s->lv[d].chosen = o;
+    s->lv[d].sibling = j;
     s->lv[d].color_mark = (int32_t)s->color_undo.n;
+    s->lv[d].trail_mark = s->trail.n;
     s->lv[d].item = -1;
     s->lv[d].n_branch = 0;
     s->lv[d].next = 0;
@@ -1208,16 +1412,15 @@ static int descend(Search *s, int32_t j) {
     s->lv[d].multiplicity = 0;
     if (o >= p->n_options) {  /* skip: the counter takes no more options below here */
         int32_t i = o - p->n_options;
-        s->cov[(size_t)d * W + i / 64] |= (word_t)1 << (i % 64);
+        s->cov[i / 64] |= (word_t)1 << (i % 64);
         return 0;
     }
     if (p->plain) {  /* no counts or colors to keep: the option's bits are the whole update */
-        word_t *cov = s->cov + (size_t)d * W;
         const word_t *bits = p->opt_plain + (size_t)o * W;
-        for (int w = 0; w < W; w++) cov[w] |= bits[w];
+        for (int w = 0; w < W; w++) s->cov[w] |= bits[w];
         return 0;
     }
-    return apply_option(s, s->cov + (size_t)d * W, o);
+    return apply_option(s, s->cov, o);
 }
 
 /* Leave the node at the current depth (all its branches done). */
@@ -1226,7 +1429,7 @@ static void ascend(Search *s) {
     if (s->memo.active && L->n_branch > 0) {
         uint64_t work = s->nodes - L->nodes_in;
         if (work >= MEMO_MIN_WORK) {
-            memo_store(&s->memo, s->cov + (size_t)s->depth * s->p->n_words, s->count - L->count_in, work);
+            memo_store(&s->memo, s->cov, s->count - L->count_in, work);
             L->memo_stores++;
             L->memo_work += work;
         }
@@ -1237,7 +1440,19 @@ static void ascend(Search *s) {
             if (o < s->p->n_options) s->excluded[o] = 0;
         }
     s->arena.n = L->live_off < L->branch_off ? L->live_off : L->branch_off;
-    if (L->chosen < s->p->n_options && !s->p->plain) unapply_option(s, L->chosen, L->color_mark);
+    mrv_revive(s, L->trail_mark);
+    /* undo the step that led here on the in-place cov: the chosen option's items were
+     * all unsaturated before it (it was live), and so was a skipped item */
+    const Problem *p = s->p;
+    if (L->chosen >= p->n_options) {
+        int32_t i = L->chosen - p->n_options;
+        s->cov[i / 64] &= ~((word_t)1 << (i % 64));
+    } else if (p->plain) {
+        const word_t *bits = p->opt_plain + (size_t)L->chosen * p->n_words;
+        for (int w = 0; w < p->n_words; w++) s->cov[w] &= ~bits[w];
+    } else {
+        unapply_option(s, s->cov, L->chosen, L->color_mark);
+    }
     s->depth--;
 }
 
@@ -1332,7 +1547,7 @@ static void run(Search *s) {
                     memo_start(&s->memo);
                 u128 below;
                 if (s->memo.active && memo_pays(L, s->nodes) && (L->memo_lookups++, 1) &&
-                    memo_find(&s->memo, s->cov + (size_t)s->depth * s->p->n_words, &below)) {
+                    memo_find(&s->memo, s->cov, &below)) {
                     L->memo_hits++;
                     u128 before = s->count;
                     if (before + below < before && s->depth > s->base &&
@@ -1437,10 +1652,11 @@ static PyStructSequence_Field result_fields[] = {
     {"path_factors", "the branching factor at each step of the replayed path"},
     {"seconds", "wall time of the call"},
     {"memo_hits", "counts taken from the memo"},
+    {"state_bytes", "bytes the search's own state held at its peak (not the problem, memo or results)"},
     {NULL, NULL},
 };
 static PyStructSequence_Desc result_desc = {
-    "core._kernel.Result", "The outcome of one kernel solve() call.", result_fields, 11,
+    "core._kernel.Result", "The outcome of one kernel solve() call.", result_fields, 12,
 };
 static PyTypeObject *ResultType;
 
@@ -1562,19 +1778,20 @@ static PyObject *kernel_solve(PyObject *self, PyObject *args) {
             for (int32_t k = 0; k < s.n_depths; k++) PyList_SET_ITEM(per, k, PyLong_FromUnsignedLongLong(s.per_depth[k]));
             for (Py_ssize_t k = 0; k < n_path; k++) PyTuple_SET_ITEM(fac, k, PyLong_FromLong(s.lv[k].n_branch));
             PyObject *count = u128_to_long(s.count);
-            PyObject *fields[11] = {
+            PyObject *fields[12] = {
                 PyLong_FromLong(s.status), count, Py_NewRef(sols), Py_NewRef(front),
                 PyLong_FromUnsignedLongLong(s.nodes), PyLong_FromUnsignedLongLong(s.leaves),
                 PyLong_FromUnsignedLongLong(s.updates), Py_NewRef(per), Py_NewRef(fac),
                 PyFloat_FromDouble(elapsed), PyLong_FromUnsignedLongLong(s.memo.hits),
+                PyLong_FromUnsignedLongLong(search_state_bytes(&s)),
             };
             int ok = 1;
-            for (int k = 0; k < 11; k++) ok = ok && fields[k] != NULL;
+            for (int k = 0; k < 12; k++) ok = ok && fields[k] != NULL;
             result = ok ? PyStructSequence_New(ResultType) : NULL;
             if (result) {
-                for (int k = 0; k < 11; k++) PyStructSequence_SET_ITEM(result, k, fields[k]);
+                for (int k = 0; k < 12; k++) PyStructSequence_SET_ITEM(result, k, fields[k]);
             } else {
-                for (int k = 0; k < 11; k++) Py_XDECREF(fields[k]);
+                for (int k = 0; k < 12; k++) Py_XDECREF(fields[k]);
             }
         }
         Py_XDECREF(sols);

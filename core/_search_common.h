@@ -51,28 +51,71 @@ static inline PyObject *u128_to_long(u128 v) {
     return out;
 }
 
+/* One Python int per distinct value of a record buffer, shared by every tuple that holds
+ * it: a frontier handed back 20,000 levels deep holds about 2 x 10^8 option ids, and an
+ * int object each (32 bytes) was 6 GB of the 11 GB its conversion took.  Used when the
+ * buffer has more entries than distinct values could take (cache off: ints made one by
+ * one, as CPython shares only the small ones). */
+typedef struct { PyObject **v; int32_t n; } IntCache;
+
+static inline void int_cache_init(IntCache *c, const Buf *b) {
+    int32_t top = 0;
+    c->v = NULL;
+    c->n = 0;
+    for (int64_t k = 0; k < b->n; k++) top = b->v[k] > top ? b->v[k] : top;
+    if ((int64_t)top + 1 > b->n) return;
+    c->v = calloc((size_t)top + 1, sizeof(PyObject *));
+    if (c->v) c->n = top + 1;
+}
+
+/* A new reference to the int v (NULL with an exception set). */
+static inline PyObject *int_cache_get(IntCache *c, int32_t v) {
+    if (v < 0 || v >= c->n) return PyLong_FromLong(v);
+    if (!c->v[v] && !(c->v[v] = PyLong_FromLong(v))) return NULL;
+    return Py_NewRef(c->v[v]);
+}
+
+static inline void int_cache_free(IntCache *c) {
+    for (int32_t k = 0; k < c->n; k++) Py_XDECREF(c->v[k]);
+    free(c->v);
+}
+
+/* Values b->v[*k ..] as a tuple of len ints; NULL with an exception set. */
+static inline PyObject *record_tuple(const Buf *b, int64_t *k, int32_t len, IntCache *c) {
+    PyObject *t = PyTuple_New(len);
+    if (!t) return NULL;
+    for (int32_t j = 0; j < len; j++) {
+        PyObject *x = int_cache_get(c, b->v[(*k)++]);
+        if (!x) { Py_DECREF(t); return NULL; }
+        PyTuple_SET_ITEM(t, j, x);
+    }
+    return t;
+}
+
 /* A record buffer as a list of tuples (paths), or of (path, factors) pairs. */
 static inline PyObject *records_to_list(const Buf *b, int with_factors) {
     PyObject *out = PyList_New(0);
     if (!out) return NULL;
+    IntCache cache;
+    int_cache_init(&cache, b);
     for (int64_t k = 0; k < b->n;) {
         int32_t len = b->v[k++];
-        PyObject *path = PyTuple_New(len);
-        if (!path) { Py_DECREF(out); return NULL; }
-        for (int32_t j = 0; j < len; j++) PyTuple_SET_ITEM(path, j, PyLong_FromLong(b->v[k++]));
-        PyObject *item = path;
-        if (with_factors) {
-            PyObject *fac = PyTuple_New(len);
-            if (!fac) { Py_DECREF(path); Py_DECREF(out); return NULL; }
-            for (int32_t j = 0; j < len; j++) PyTuple_SET_ITEM(fac, j, PyLong_FromLong(b->v[k++]));
-            item = PyTuple_Pack(2, path, fac);
+        PyObject *item = record_tuple(b, &k, len, &cache);
+        if (item && with_factors) {
+            PyObject *path = item, *fac = record_tuple(b, &k, len, &cache);
+            item = fac ? PyTuple_Pack(2, path, fac) : NULL;
             Py_DECREF(path);
-            Py_DECREF(fac);
-            if (!item) { Py_DECREF(out); return NULL; }
+            Py_XDECREF(fac);
         }
-        if (PyList_Append(out, item)) { Py_DECREF(item); Py_DECREF(out); return NULL; }
+        if (!item || PyList_Append(out, item)) {
+            Py_XDECREF(item);
+            Py_DECREF(out);
+            int_cache_free(&cache);
+            return NULL;
+        }
         Py_DECREF(item);
     }
+    int_cache_free(&cache);
     return out;
 }
 

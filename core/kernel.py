@@ -19,11 +19,16 @@ from .search import COUNT, SolveRequest, SolveResult, Solver, Stats, result_of, 
 #: the stage :func:`core.build_progress.report` names while a cover is flattened for C
 COMPILING = "loading the kernel"
 HEURISTICS = {"mrv": _kernel.MRV, "first": _kernel.FIRST}
+#: how MRV keeps its live options on covers the lanes do not take (colors,
+#: multiplicities, the region rule, over 256 items): chosen by size (``auto``), a copy per
+#: level, or one set with a trail of what each level killed (docs/kernel.md)
+MRV_LAYOUTS = {"auto": 0, "copies": 1, "trail": 2}
 #: memory for the counting memo of one solve() call
 DEFAULT_MEMO_BYTES = 256 << 20
 #: a cover whose kernel tables (:func:`kernel_bytes`) would pass this is refused before
-#: it is built: the 200x200 domino board needs about 3.7 GB, its workers measured 2-4 GB
-#: each within two minutes of counting (2026-11-27)
+#: it is built: the 200x200 domino board needs about 0.4 GB (it needed 3.7 GB, and its
+#: workers 2-4 GB each within two minutes of counting, while every search level kept a
+#: copy of the live options and their counts, until 2026-11-28)
 MAX_KERNEL_BYTES = 4 << 30
 #: a node budget no count reaches; under a budget the kernel hands on the rest of a count
 #: that would pass 2^128 instead of failing (see :meth:`KernelSolver._count_by_search`)
@@ -32,26 +37,30 @@ UNREACHED_NODES = 1 << 62
 
 def kernel_bytes(n_items: int, n_options: int, depth: int) -> int:
     """What the kernel's tables take for a cover of this size searched ``depth`` levels
-    deep: a bitset of the items per option, and per level a cover bitset and a live count
-    per item (see the data layout in ``core/_kernel.c``)."""
+    deep: a bitset of the items per option; one search state (counts per item, flags per
+    option, and a trail and branch lists that hold each option at most once along a
+    path, with room to double); and a fixed record per level (see the data layout in
+    ``core/_kernel.c``)."""
     words = (n_items + 63) // 64
-    return 8 * words * n_options + depth * (4 * (n_items + 1) + 8 * words)
+    return 8 * words * n_options + 18 * n_options + 12 * n_items + 256 * depth
 
 
-def compile_problem(ec: ExactCover, heuristic: str = "mrv", region: RegionRule | None = None) -> "_kernel.Problem":
+def compile_problem(ec: ExactCover, heuristic: str = "mrv", region: RegionRule | None = None,
+                    mrv_layout: str = "auto") -> "_kernel.Problem":
     """Flatten an exact cover (and an optional region rule) for the kernel.  The result is
     immutable and kept with the cover (``ExactCover.derived``), so the solvers of one
-    problem — a search and a level count compared while choosing — compile it once."""
+    problem — a search and a level count compared while choosing — compile it once.
+    ``mrv_layout`` (:data:`MRV_LAYOUTS`) is for the tests, which walk both layouts."""
     if heuristic not in HEURISTICS:
         raise ValueError(f"unknown heuristic {heuristic!r} (use one of {', '.join(HEURISTICS)})")
-    key = ("kernel", heuristic, region)
+    key = ("kernel", heuristic, region) + (() if mrv_layout == "auto" else (mrv_layout,))
     compiled = ec.derived.get(key)
     if compiled is None:
-        compiled = ec.derived[key] = _compile(ec, heuristic, region)
+        compiled = ec.derived[key] = _compile(ec, heuristic, region, MRV_LAYOUTS[mrv_layout])
     return compiled
 
 
-def _compile(ec: ExactCover, heuristic: str, region: RegionRule | None) -> "_kernel.Problem":
+def _compile(ec: ExactCover, heuristic: str, region: RegionRule | None, mrv_layout: int) -> "_kernel.Problem":
     report(COMPILING, 0, len(ec.options))
     opt_start = [0]
     opt_item: list[int] = []
@@ -78,7 +87,8 @@ def _compile(ec: ExactCover, heuristic: str, region: RegionRule | None) -> "_ker
             [item for _, item in region.pieces],
         )
     compiled = _kernel.Problem(
-        ec.n_items, ec.n_primary, opt_start, opt_item, opt_color, lo, hi, HEURISTICS[heuristic], flat_region
+        ec.n_items, ec.n_primary, opt_start, opt_item, opt_color, lo, hi, HEURISTICS[heuristic], flat_region,
+        mrv_layout,
     )
     report(COMPILING, len(ec.options), len(ec.options))
     return compiled

@@ -692,7 +692,7 @@ def dominoes_text(rows: int, cols: int) -> str:
 
 
 #: the most cells ``dominoes-RxC`` names: the 200x200 board, whose kernel tables take
-#: about 3.7 GB (see :data:`core.kernel.MAX_KERNEL_BYTES`)
+#: about 0.4 GB (see :data:`core.kernel.MAX_KERNEL_BYTES`)
 MAX_DOMINO_CELLS = 40_000
 
 

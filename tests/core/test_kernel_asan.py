@@ -1,6 +1,7 @@
-"""The kernel's property tests (search and level count), the bitboard engine's, the compiled crossword search's,
-the crossword transfer count's and the interrupt tests again, with the C code built
-under AddressSanitizer, so a memory error fails CI instead of a user's run."""
+"""The kernel's property tests (search, both MRV layouts, and level count), the bitboard
+engine's, the compiled crossword search's, the crossword transfer count's and the
+interrupt tests again, with the C code built under AddressSanitizer, so a memory error
+fails CI instead of a user's run."""
 from __future__ import annotations
 
 import os
@@ -43,6 +44,7 @@ def test_kernel_property_tests_pass_under_address_sanitizer(tmp_path):
     tests = tmp_path / "tests"
     tests.mkdir()
     shutil.copy(ROOT / "tests" / "core" / "test_kernel_properties.py", tests)
+    shutil.copy(ROOT / "tests" / "core" / "test_kernel_memory.py", tests)
     shutil.copy(ROOT / "tests" / "core" / "test_frontier_properties.py", tests)
     shutil.copy(ROOT / "tests" / "core" / "test_bitboard.py", tests)
     shutil.copy(ROOT / "tests" / "core" / "test_kernel_interrupts.py", tests)

@@ -63,12 +63,12 @@ def test_a_board_too_big_for_memory_is_refused_before_its_cells_are_listed():
 
 def test_a_cover_too_big_for_memory_is_refused_with_its_size(tmp_path):
     path = tmp_path / "big.toml"
-    path.write_text('kind = "polyform"\ngoal = "fill"\nsize = [300, 300]\n\n[[pieces]]\nset = "dominoes"\n'
+    path.write_text('kind = "polyform"\ngoal = "fill"\nsize = [400, 400]\n\n[[pieces]]\nset = "dominoes"\n'
                     'count = "any"\n')
     with pytest.raises(ProblemError) as err:
         load(str(path))
     text = str(err.value)
-    assert text.startswith(f"{path}: too big to count: 90,000 free cells and up to 180,000 placements")
+    assert text.startswith(f"{path}: too big to count: 160,000 free cells and up to 320,000 placements")
     assert "GB in the kernel" in text and "\n" not in text
 
 
