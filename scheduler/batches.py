@@ -21,6 +21,13 @@ from typing import Sequence
 MOST_PER_MESSAGE = 64
 #: a message's target time, and the time after which a worker hands back the rest of it
 MESSAGE_SECONDS = 5.0
+#: a message takes at most 1/GUIDED_SHARE of the estimated work not yet in a message
+#: (guided self-scheduling): big messages first, smaller ones toward the end of the
+#: queue, so the last ones are short however many workers there are (the sender does not
+#: know)
+GUIDED_SHARE = 4
+#: ... but its target is not cut below this (seconds): a message costs tens of milliseconds
+MESSAGE_FLOOR_SECONDS = 0.1
 
 
 def seconds_per_weight(seconds: float, weight_done: Fraction | float) -> float | None:
@@ -42,24 +49,36 @@ def pack(sub_ids: Sequence[int], weights: Sequence[Fraction | float], rate: floa
          most: int = MOST_PER_MESSAGE) -> list[list[int]]:
     """The subproblems ``sub_ids`` (with ``weights``, in the same order) as messages:
     greedy in order, a message closes once its estimated seconds (weight x ``rate``, the
-    seconds per unit of weight) reach ``target`` or it holds ``most``.  ``rate`` None: one
-    subproblem per message."""
+    seconds per unit of weight) would pass its cap or it holds ``most``.  A message's cap,
+    set when it opens, is ``target`` or, if less, 1/:data:`GUIDED_SHARE` of the estimated
+    seconds not yet in a message (not below :data:`MESSAGE_FLOOR_SECONDS`).  ``rate``
+    None: one subproblem per message."""
     if len(sub_ids) != len(weights):
         raise ValueError(f"{len(sub_ids)} subproblems but {len(weights)} weights")
     if most < 1:
         raise ValueError("a message holds at least one subproblem")
     if rate is None:
         return [[sub_id] for sub_id in sub_ids]
+    estimates = [float(w) * rate for w in weights]
+    remaining = sum(estimates)
     messages: list[list[int]] = []
     current: list[int] = []
     seconds = 0.0
-    for sub_id, weight in zip(sub_ids, weights):
-        estimated = float(weight) * rate
-        if current and (seconds + estimated > target or len(current) >= most):
+    cap = message_cap(remaining, target)
+    for sub_id, estimated in zip(sub_ids, estimates):
+        if current and (seconds + estimated > cap or len(current) >= most):
             messages.append(current)
+            remaining -= seconds
             current, seconds = [], 0.0
+            cap = message_cap(remaining, target)
         current.append(sub_id)
         seconds += estimated
     if current:
         messages.append(current)
     return messages
+
+
+def message_cap(remaining: float, target: float) -> float:
+    """The estimated seconds a message may hold when ``remaining`` seconds of work are not
+    yet in a message (see :func:`pack`)."""
+    return min(target, max(MESSAGE_FLOOR_SECONDS, remaining / GUIDED_SHARE))

@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from scheduler.batches import MESSAGE_SECONDS, message_target, pack, seconds_per_weight
+from scheduler.batches import (GUIDED_SHARE, MESSAGE_FLOOR_SECONDS, MESSAGE_SECONDS, message_cap, message_target,
+                               pack, seconds_per_weight)
 
 weights_st = st.lists(st.fractions(min_value=0, max_value=1, max_denominator=10_000), max_size=200)
 rate_st = st.one_of(st.none(), st.floats(min_value=0.0, max_value=1e6, allow_nan=False))
@@ -32,16 +33,32 @@ def test_every_id_once_in_order_within_most(weights, rate, target, most):
 
 
 @given(weights_st, st.floats(min_value=0.0, max_value=1e6, allow_nan=False), target_st, most_st)
-def test_over_target_only_alone(weights, rate, target, most):
+def test_over_its_cap_only_alone(weights, rate, target, most):
     ids = list(range(len(weights)))
     seconds_of = {i: float(w) * rate for i, w in zip(ids, weights)}
     messages = pack(ids, weights, rate, target, most)
-    for m in messages:
+    remaining = sum(seconds_of.values())
+    for m, nxt in zip(messages, messages[1:] + [None]):
+        cap = message_cap(remaining, target)
+        assert cap <= target
         if len(m) > 1:
-            assert estimated(m, seconds_of) <= target
-    # greedy: a message closed early was full, or the next subproblem would not fit
-    for m, nxt in zip(messages, messages[1:]):
-        assert len(m) == most or estimated(m, seconds_of) + seconds_of[nxt[0]] > target
+            assert estimated(m, seconds_of) <= cap * (1 + 1e-9)
+        # greedy: a message closed early was full, or the next subproblem would not fit
+        if nxt is not None:
+            assert len(m) == most or estimated(m, seconds_of) + seconds_of[nxt[0]] > cap
+        remaining -= estimated(m, seconds_of)
+
+
+def test_messages_shrink_toward_the_end_of_the_queue():
+    """Guided: each message holds about a quarter of what is left, down to the floor, so
+    the last messages are short whichever worker takes them."""
+    weights = [Fraction(1, 1000)] * 1000
+    messages = pack(list(range(1000)), weights, rate=3.0, target=MESSAGE_SECONDS, most=1000)  # 3 s in all
+    sizes = [len(m) * 0.003 for m in messages]
+    assert sizes[0] == pytest.approx(3.0 / GUIDED_SHARE, abs=0.004)
+    assert all(a >= b - 1e-9 for a, b in zip(sizes, sizes[1:]))  # never growing
+    assert sizes[-2] == pytest.approx(MESSAGE_FLOOR_SECONDS, abs=0.004)
+    assert 10 <= len(messages) <= 20
 
 
 @given(weights_st, target_st)
@@ -52,8 +69,10 @@ def test_no_estimate_one_per_message(weights, target):
 
 def test_small_pieces_share_a_message():
     weights = [Fraction(1, 64)] * 64
-    assert pack(list(range(64)), weights, rate=0.5, target=MESSAGE_SECONDS) == [list(range(64))]
-    assert pack(list(range(64)), weights, rate=64.0, target=2.0) == [[i, i + 1] for i in range(0, 64, 2)]
+    # 0.05 s in all, under the floor: one message
+    assert pack(list(range(64)), weights, rate=0.05, target=MESSAGE_SECONDS) == [list(range(64))]
+    # 64 s in all: a quarter of what is left is past the 2 s target until the last few
+    assert pack(list(range(64)), weights, rate=64.0, target=2.0)[:28] == [[i, i + 1] for i in range(0, 56, 2)]
 
 
 def test_mismatched_lengths_are_an_error():
