@@ -23,7 +23,6 @@ import time
 
 from core import _kernel
 from core.library import load
-from core.search import SolveRequest
 
 
 def peak_rss_mb() -> float:
