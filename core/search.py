@@ -195,17 +195,22 @@ class Solver:
         return result.frontier
 
     def divide(self, frontier: Sequence[Subpath], n: int, max_depth: int = 64) -> list[Subpath]:
-        """The same part of the tree in at least ``n`` pieces (where it has them): the
-        heaviest node (by weight) replaced by its children, in turn; each node's children
-        stand where it stood."""
+        """The same part of the tree in at least ``n`` pieces (where it has them), none
+        heavier than 2/n of the tree where it can be divided (a trial's frontier may hold
+        many light pieces beside a few whole orbit units of a quarter of the tree each),
+        and at most 4n pieces: the heaviest node (by weight) replaced by its children, in
+        turn; each node's children stand where it stood."""
         pieces = list(frontier)
         leaves: set[Path] = set()  # nodes with nothing below to divide
-        while len(pieces) < n:
+        heavy = Fraction(2, max(1, n))
+        while len(pieces) < 4 * n:
             open_ = [k for k, s in enumerate(pieces) if s.path not in leaves and len(s.path) < max_depth]
             if not open_:
                 break
             k = max(open_, key=lambda k: pieces[k].weight)
             node = pieces[k]
+            if len(pieces) >= n and node.weight <= heavy:
+                break
             children = self.split(len(node.path) + 1, node.path)
             if len(children) == 1 and children[0].path == node.path:
                 leaves.add(node.path)

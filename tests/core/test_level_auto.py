@@ -185,3 +185,27 @@ def test_an_orbit_count_carried_on_from_its_first_unit_counts_the_whole(name, fi
     known = {"pentomino-5x12": 4_040, "pentomino-one-sided-3x30": 184, "soma": 11_520,
              "pentomino-8x8-centre": 520, "pentomino-6x10": 9_356}  # every solution, copies included
     assert whole.complete and whole.count == known[name]
+
+
+@pytest.mark.parametrize("name, symmetry", [("pentacubes-3x4x5", True), ("pentomino-6x10", False), ("soma", True)])
+@pytest.mark.parametrize("n", [4, 16, 64])
+def test_divide_keeps_the_weight_and_breaks_up_heavy_pieces(name, symmetry, n):
+    """Solver.divide: the same part of the tree (the weights add up; every piece is counted
+    to the same total), at least n pieces, and — unless it stopped at 4n pieces — none
+    heavier than 2/n that could still be split."""
+    from fractions import Fraction
+
+    from core.engines import solver_for
+    from core.solver_options import Method, SolverOptions
+
+    solver = solver_for(load(name), SolverOptions(method=Method.SEARCH, symmetry=symmetry))
+    trial = solver.solve((), SolveRequest(node_budget=3_000))
+    pieces = solver.divide(trial.frontier, n)
+    assert sum(s.weight for s in pieces) == sum(s.weight for s in trial.frontier)
+    assert len(pieces) >= n
+    if len(pieces) < 4 * n:
+        for s in pieces:
+            if s.weight > Fraction(2, n):
+                assert [c.path for c in solver.split(len(s.path) + 1, s.path)] == [s.path]
+    if name == "soma":
+        assert trial.count + sum(solver.solve(s.path).count for s in pieces) == 11_520
