@@ -251,12 +251,13 @@ def test_a_count_past_2_to_the_128_comes_out_exact(tc, tmp_path):
     from core.library import load
     from core.solver_options import Method, SolverOptions
     import core.engines as engines
-    saved = engines.SMALL_TRIALS
+    saved = engines.SMALL_TRIALS, engines.QUICK_UNIT_SECONDS
     engines.SMALL_TRIALS = 1  # no carrying on
+    engines.QUICK_UNIT_SECONDS = 0.0  # nor a quick trial that counts it all (the memo makes it small)
     try:
         choice = choose_method(load(str(dlx)), SolverOptions(method=Method.AUTO, symmetry=True), whole_count=True)
     finally:
-        engines.SMALL_TRIALS = saved
+        engines.SMALL_TRIALS, engines.QUICK_UNIT_SECONDS = saved
     assert choice.options.method is Method.SEARCH and "levels gave up" in choice.reason
 
 
