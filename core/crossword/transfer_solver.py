@@ -71,9 +71,18 @@ class TransferSolver(Solver):
             self.depth = self.peeler.layers
         else:
             self.counter = TransferCounter(puzzle)
-            kw = {} if shares is None else {"shares": shares}
-            self.tree = MiddleSplit(self.counter, split_row, **kw)
+            self._split = (split_row, {} if shares is None else {"shares": shares})
+            self._tree: MiddleSplit | None = None
         self._children: dict[tuple[int, ...], list] = {}
+
+    @property
+    def tree(self) -> MiddleSplit:
+        """The middle split (row kinds), made when a path or a split first needs it: its
+        split row costs a probe of the count, which a whole count does without."""
+        if self._tree is None:
+            row, kw = self._split
+            self._tree = MiddleSplit(self.counter, row, **kw)
+        return self._tree
 
     # -- the tree -----------------------------------------------------------------------------
     def children(self, rows: tuple[int, ...]) -> list[int]:
@@ -93,9 +102,18 @@ class TransferSolver(Solver):
             return self.children(fixed)
         return self.tree.children(fixed, len(path))
 
+    def _is_leaf(self, node: "_Node") -> bool:
+        """Whether a node has no children, known without the tree where it can be: the
+        root of a row kind has children (its whole count needs no split row)."""
+        if not self.peeled and not node[0] and self._tree is None:
+            return False
+        return not self._kids(node)
+
     def _walk(self, path: Sequence[int]) -> tuple[object, list[int]]:
         """The fixed rows (square kinds) or row restrictions a path names, and its factors."""
         if not self.peeled:
+            if not path:
+                return {}, []
             return self.tree.walk(path)
         rows: tuple[int, ...] = ()
         factors: list[int] = []
@@ -154,9 +172,9 @@ class TransferSolver(Solver):
         while todo:
             node = todo.pop()
             node_path, node_fixed, node_factors = node
-            kids = self._kids(node)
             if request.max_depth is not None:  # a split: nothing is counted
-                if not kids or len(node_path) >= request.max_depth:  # a leaf, or at the depth
+                kids = self._kids(node) if len(node_path) < request.max_depth else []
+                if not kids:  # a leaf, or at the depth
                     frontier.append(Subpath(node_path, weight_of(node_factors)))
                 else:
                     todo.extend(reversed(self._expand(node, kids)))
@@ -166,8 +184,9 @@ class TransferSolver(Solver):
                 frontier.append(Subpath(node_path, weight_of(node_factors)))
                 continue
             # a leaf (every row fixed, or none can follow) is counted whole: it is cheap
-            seconds = -1.0 if deadline is None or not kids else max(0.0, deadline - time.perf_counter())
-            budget = -1 if transitions_left is None or not kids else max(0, transitions_left)
+            leaf = (deadline is not None or transitions_left is not None) and self._is_leaf(node)
+            seconds = -1.0 if deadline is None or leaf else max(0.0, deadline - time.perf_counter())
+            budget = -1 if transitions_left is None or leaf else max(0, transitions_left)
             got, states, done = self._count(node_fixed, seconds, budget)
             calls += 1
             stats.nodes += states
@@ -177,7 +196,7 @@ class TransferSolver(Solver):
             if got is not None:
                 total += got
             else:  # stopped: its children are what is left of it
-                todo.extend(reversed(self._expand(node, kids)))
+                todo.extend(reversed(self._expand(node, self._kids(node))))
         frontier.sort(key=lambda s: s.path)
         stats.solutions = total
         stats.seconds = time.perf_counter() - started
