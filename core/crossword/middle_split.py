@@ -17,32 +17,30 @@ The tree (paths of :class:`~core.crossword.transfer_solver.TransferSolver`):
 * deeper: the first rows fixed in order (0, 1, ..., skipping ``s``), as a budget that runs
   out needs children to hand back; a node whose every row is fixed is a leaf.
 
-The split row (folded kinds): the first row whose step the rows above cannot reach
-within :data:`PREFIX_CAP` transitions (a probe of the count under that budget: a
-deterministic choice, as a path's meaning depends on it), but not the last row of the
-top half: so each share repeats at most that much work above the split row, and the
-states after it are mostly reached from one slice.  Unfolded kinds: the middle row (they
-split poorly anywhere: every 9x9 grid in 25 shares is 5.9x the whole's transitions at the
-middle row, 9-11x elsewhere).  ``K``: up to :data:`SHARES` slices.
+The split row (folded kinds): the third row from the end of the top half (three steps
+before the join), or row 0.  A later split row makes every share repeat more of the
+layers above it; an earlier one lets more of the states after it be reached from
+several slices.  Unfolded kinds: the middle
+row (they split poorly anywhere: every 9x9 grid in 25 shares is 5.9x the whole's
+transitions at the middle row, 9-11x elsewhere).  ``K``: up to :data:`SHARES` slices.
 
-Measured on every 13x13 rotational grid, 64 shares (bench/bench_crossword.py): split at
-row 3 (the probe's choice), all shares together take 1.3x the whole count's CPU time
-(2.9x its transitions: smaller tables are faster); at row 4, 2.6x (each share rebuilds
-the 1.7 million transitions before it).
+Measured (bench/bench_crossword.py): every 13x13 rotational grid in 64 shares split at
+row 3, all shares together take 1.3x the whole count's CPU time (2.9x its transitions:
+smaller tables are faster); at row 4, 2.6x (each share rebuilds the 1.7 million
+transitions before it).  Every 15x15 rotational grid: two sampled shares at row 3 built
+last layers of 3.8 and 6.9 million states (many shares reach the same states), one at
+row 4 (the default) 0.5 million (each share repeats the 21 million transitions above
+it, a few CPU seconds).
 """
 from __future__ import annotations
 
 from typing import Sequence
 
 from ..errors import PathError
-from . import _transfer
 from .transfer import TransferCounter
 
 #: how many shares the root has at most (the split row's patterns, in slices)
 SHARES = 64
-
-#: the most transitions the rows above the split row may take (folded kinds)
-PREFIX_CAP = 500_000
 
 #: a node: for each fixed or restricted row, the patterns it may take
 Restriction = dict[int, tuple[int, ...]]
@@ -53,9 +51,7 @@ def default_row(counter: TransferCounter) -> int:
     rows = counter.top_rows()
     if counter.fold is None:
         return rows // 2
-    total, layers, _moves, _ = _transfer.profile(*counter.c_arguments(), -1.0, PREFIX_CAP)
-    done = len(layers) if total is not None else len(layers) - 1  # steps finished within the cap
-    return max(0, min(done, rows - 2))
+    return max(0, rows - 3)
 
 
 class MiddleSplit:

@@ -3,8 +3,8 @@
 state at a middle row.
 
 The tree (row-by-row kinds: :mod:`core.crossword.middle_split`).  The root's children are
-slices of the patterns of a middle row (folded kinds: the first row the rows above
-cannot reach within a small budget); a slice's children fix that row to one pattern,
+slices of the patterns of a middle row (folded kinds: the third row from the end of the
+top half); a slice's children fix that row to one pattern,
 and deeper nodes fix the first rows in order.  A path names one child per depth (its index), the weight is
 ``1/children`` along it, and a node is counted by the C transfer count with those rows
 restricted.  Each share counts the states of its slice from both ends, so the shares
@@ -77,8 +77,8 @@ class TransferSolver(Solver):
 
     @property
     def tree(self) -> MiddleSplit:
-        """The middle split (row kinds), made when a path or a split first needs it: its
-        split row costs a probe of the count, which a whole count does without."""
+        """The middle split (row kinds), made when a path or a split first needs it (a
+        whole count does without it)."""
         if self._tree is None:
             row, kw = self._split
             self._tree = MiddleSplit(self.counter, row, **kw)
