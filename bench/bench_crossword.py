@@ -7,8 +7,9 @@ and 130 s; the entries the seed did not count (21, 54, 57); counting every 7x7, 
 where it has one.  Run: ``.venv/bin/python bench/bench_crossword.py [--method M]``.
 Prints one line per case and method: count, nodes or states, seconds (best of
 ``--repeat``).  ``bench_crossword.py counting`` times the transfer in C against its Python
-reference side by side, and ``counting --plan 15x15 --depth 2`` plans every grid of a size
-as a distributed run (subproblems, sampled times, ETA).  The search is skipped where it
+reference side by side, ``counting --every 13`` times every 13x13 grid (rotational and
+no symmetry), and ``counting --plan 15x15-rotational`` plans every grid of a size as a
+distributed run (shares by the state at a middle row, a measured sample, ETA).  The search is skipped where it
 takes half an hour or more (entry 57, 11x11) unless ``--long``."""
 from __future__ import annotations
 
@@ -150,47 +151,90 @@ def bench_counting(repeat: int) -> None:
         print(f"{name:34s} {got:>14,} {'-':>9s} {time.perf_counter() - t:9.3f}  (layer build, Python)", flush=True)
 
 
-def plan_all_grids(n: int, kind: str, depth: int, sample: int, workers: int, seed: int = 0) -> None:
-    """The plan of counting every n x n grid as a distributed run: the transfer tree split
-    at ``depth`` (first rows), a random sample of its subproblems counted here, and the
-    whole run's time from their mean (an estimate: the subproblems differ in size)."""
-    import random
+def load_text() -> str:
+    """The machine's load (1-minute average) and cores, for the printed figures."""
+    return f"load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
 
+
+def every_grid(n: int, kinds: list[str], seconds: float) -> None:
+    """Every n x n grid of each symmetry kind by the C transfer, whole, under a time limit
+    (a count the limit stops says so): count, largest layer, transitions, CPU and wall
+    seconds; with and without the no-black-lines rule for the folded kinds."""
+    from core.crossword import Rules
+    from core.crossword._transfer import profile
+
+    print(f"{'grid':28s} {'rules':16s} {'count':>22s} {'largest layer':>14s} {'transitions':>14s} "
+          f"{'CPU s':>8s} {'wall s':>8s}", flush=True)
+    for kind in kinds:
+        for nbl in (True, False):
+            pz = Puzzle.build(n, n, symmetry=kind, rules=Rules(no_black_lines=nbl))
+            args = TransferCounter(pz).c_arguments()
+            cpu, wall = time.process_time(), time.perf_counter()
+            got, layers, moves, _ = profile(*args, seconds, -1)
+            cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+            shown = f"{got:,}" if got is not None else f"not done in {seconds:.0f} s"
+            rules = "default" if nbl else "black lines ok"
+            print(f"{n}x{n} {kind:22s} {rules:16s} {shown:>22s} {max(layers):>14,} {sum(moves):>14,} "
+                  f"{cpu:8.1f} {wall:8.1f}  ({load_text()})", flush=True)
+
+
+def plan_all_grids(n: int, kind: str, sample: int, workers: int, split_row: int | None, shares: int | None,
+                   seed: int = 0) -> None:
+    """The plan of counting every n x n grid as a distributed run: the transfer tree's
+    shares (slices of a middle row's patterns, core/crossword/middle_split.py), a random
+    sample of them counted here, and the whole run's time from the sample: the mean share
+    time times the shares, with two standard errors (shares differ in size).  The sampled
+    shares' counts, scaled the same way, estimate the count."""
+    import random
+    import statistics
+
+    from core.crossword._transfer import profile
     from core.crossword.transfer_solver import TransferSolver
 
-    solver = TransferSolver(all_grids(n, kind))
-    t = time.perf_counter()
-    frontier = solver.split(depth)
-    split_s = time.perf_counter() - t
+    solver = TransferSolver(all_grids(n, kind), split_row=split_row, shares=shares)
+    tree = solver.tree
+    k = len(tree.slices)
+    print(f"every {n}x{n} {kind} grid: {k} shares of the {sum(map(len, tree.slices))} patterns of row {tree.row} "
+          f"(rows built: {tree.rows}); {load_text()}", flush=True)
     rng = random.Random(seed)
-    picked = rng.sample(frontier, min(sample, len(frontier)))
+    picked = sorted(rng.sample(range(k), min(sample, k)))
     times, counts = [], []
-    for sub in picked:
-        t = time.perf_counter()
-        counts.append(solver.count(sub.path))
-        times.append(time.perf_counter() - t)
-    mean = sum(times) / len(times)
-    total = mean * len(frontier)
-    weight = sum(float(s.weight) for s in picked)
-    share = sum(counts) / weight if weight else 0.0
-    print(f"all {n}x{n} {kind}: {len(frontier):,} subproblems at depth {depth} (split in {split_s:.1f} s); "
-          f"{len(picked)} sampled: mean {mean:.2f} s, max {max(times):.2f} s; "
-          f"about {total / 3600:.2f} core-hours, {total / 3600 / workers:.2f} h on {workers} workers; "
-          f"count about {share:.3g} (weighted by the sample)", flush=True)
+    for j in picked:
+        args = solver.counter.c_arguments(restrict={tree.row: tree.slices[j]})
+        t = time.process_time()
+        got, layers, moves, _ = profile(*args, -1.0, -1)
+        dt = time.process_time() - t
+        times.append(dt)
+        counts.append(got)
+        print(f"  share {j:3d}: {len(tree.slices[j]):3d} patterns, layers {layers}, {sum(moves):,} transitions, "
+              f"{dt:.1f} CPU s, {got:,} grids", flush=True)
+    mean = statistics.fmean(times)
+    err = 2 * statistics.stdev(times) / len(times) ** 0.5 * k if len(times) > 1 else float("nan")
+    total = mean * k
+    est = statistics.fmean(counts) * k
+    print(f"ETA: {total / 3600:.2f} +- {err / 3600:.2f} core-hours; {total / 3600 / workers:.2f} h on {workers} "
+          f"workers (CPU time under this load); count about {est:.4g}", flush=True)
 
 
 def main_counting(argv: list[str]) -> None:
     ap = argparse.ArgumentParser(description="the transfer method: C against Python, and planned big counts")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--plan", metavar="NxN[-KIND]", help="plan every grid of a size as a distributed run")
-    ap.add_argument("--depth", type=int, default=1)
     ap.add_argument("--sample", type=int, default=8)
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--split-row", type=int, help="the plan's split row (default: the tree's)")
+    ap.add_argument("--shares", type=int, help="the plan's number of shares (default: the tree's)")
+    ap.add_argument("--every", metavar="N", type=int, help="time every NxN grid (rotational and no symmetry)")
+    ap.add_argument("--kinds", default="rotational,none", help="with --every: the symmetry kinds")
+    ap.add_argument("--seconds", type=float, default=3600.0, help="with --every: the time limit of one count")
     args = ap.parse_args(argv)
+    if args.every:
+        every_grid(args.every, args.kinds.split(","), args.seconds)
+        return
     if args.plan:
         size, _, kind = args.plan.partition("-")
         n = int(size.split("x")[0])
-        plan_all_grids(n, kind or "none", args.depth, args.sample, args.workers)
+        plan_all_grids(n, kind or "none", args.sample, args.workers, args.split_row, args.shares)
         return
     bench_counting(args.repeat)
 

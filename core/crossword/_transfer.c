@@ -22,6 +22,16 @@
  *                   equal labels are joined above; numbered 1.. left to right)
  * Invariant: a stored count is never 0, so a zero count marks an empty hash slot.
  *
+ * Two merges of states whose futures are equal (whole counts of every grid of a size):
+ * - `seen` keeps only columns 0 and C-1 when the white squares must be connected: in a
+ *   connected grid an all-black inner column would cut it in two, so every column on one
+ *   side of it is black too, an edge column among them; so "no all-black column" is
+ *   "both edge columns have a white square" (seen_mask).
+ * - mirror: with no clue string, no numbered-square givens and every row's patterns closed
+ *   under reading right to left, a state and its left-right mirror image have the same
+ *   number of completions (every rule and both folds commute with the mirror), so only
+ *   the lesser key of the two is stored, with both counts.
+ *
  * Folded kinds (fold 1: the bottom half is the top half upside down, "same" columns;
  * fold 2: also reversed left to right) build the top half only: each step places row r
  * and checks the letters of row r-1 from the front of the clue string and those of its
@@ -48,6 +58,8 @@ typedef struct {
     uint64_t *pats[MAXC + 1];
     int npats[MAXC + 1];
     int nw, lw; /* words per key; words of len[] (and of lab[]) */
+    uint64_t seen_mask; /* the columns `seen` tracks (see the head comment) */
+    int mirror;         /* 1: states are kept as the least of a state and its left-right mirror */
 } Spec;
 
 /* bits set in m (portable: no popcnt instruction assumed) */
@@ -198,6 +210,38 @@ static void pack(const Spec *s, const State *st, uint64_t *k) {
     memcpy(k + 2 + s->lw, st->lab, (size_t)s->C);
 }
 
+/* The left-right mirror image of st into mt (labels renumbered left to right). */
+static void mirror_state(const Spec *s, const State *st, State *mt) {
+    int C = s->C;
+    uint8_t name_of[MAXC + 1];
+    memset(name_of, 0, sizeof(name_of));
+    int names = 0;
+    *mt = *st;
+    mt->seen = rev_bits(st->seen, C);
+    for (int c = 0; c < C; c++) {
+        int m = C - 1 - c;
+        mt->len[c] = st->len[m];
+        uint8_t l = st->lab[m];
+        if (l && !name_of[l]) name_of[l] = (uint8_t)++names;
+        mt->lab[c] = l ? name_of[l] : 0;
+    }
+}
+
+/* Pack st into k; with s->mirror, the lesser of its key and its mirror image's key. */
+static void pack_canonical(const Spec *s, const State *st, uint64_t *k) {
+    pack(s, st, k);
+    if (!s->mirror) return;
+    State mt;
+    uint64_t mk[2 + 2 * 8];
+    mirror_state(s, st, &mt);
+    pack(s, &mt, mk);
+    for (int w = 0; w < s->nw; w++) {
+        if (mk[w] == k[w]) continue;
+        if (mk[w] < k[w]) memcpy(k, mk, sizeof(uint64_t) * (size_t)s->nw);
+        return;
+    }
+}
+
 /* (last row, its squares with white above, the columns whose run must go on) */
 static inline void derive(const Spec *s, const State *st, uint64_t *row, uint64_t *above, uint64_t *must) {
     uint64_t r = 0, a = 0, m = 0;
@@ -303,6 +347,8 @@ typedef struct {
     double deadline;           /* < 0: none */
     int64_t max_transitions;   /* < 0: none */
     int64_t transitions, states_max;
+    int64_t layer_states[MAXC + 1], layer_moves[MAXC + 1]; /* per step: states made, transitions */
+    int layers;                /* steps done */
     int stopped;               /* 1 budget */
     int error;                 /* -1 memory, -2 overflow, -3 interrupted */
     Interrupt it;
@@ -391,7 +437,7 @@ static int step(Run *run, Table *cur, Table *nxt, int r) {
                 int n = st.len[c];
                 st2.len[c] = (q >> c & 1u) ? (uint8_t)(n < s->L ? n + 1 : s->L) : 0;
             }
-            st2.seen = s->nbl ? (st.seen | q) : 0;
+            st2.seen = s->nbl ? ((st.seen | q) & s->seen_mask) : 0;
             if (s->connected && !st.closed) {
                 if (link_row(C, st.lab, q, st2.lab)) {
                     /* fine only when the one group ends and nothing white follows */
@@ -399,7 +445,7 @@ static int step(Run *run, Table *cur, Table *nxt, int r) {
                     st2.closed = 1;
                 }
             }
-            pack(s, &st2, key);
+            pack_canonical(s, &st2, key);
             int e = table_add(nxt, key, v);
             if (e) { run->error = e; return 1; }
         }
@@ -418,7 +464,7 @@ static int finish(Run *run, Table *t, u128 *total) {
         unpack(s, t->keys + i * t->nw, &st);
         uint64_t row, above, must, ta, td;
         derive(s, &st, &row, &above, &must);
-        if (must || (s->nbl && st.seen != s->full)) continue;
+        if (must || (s->nbl && st.seen != s->seen_mask)) continue;
         if (s->connected && distinct_labels(s->C, st.lab) + st.closed > 1) continue;
         if (!numbers(s, s->R - 1, row, above, 0, &ta, &td)) continue;
         if (s->clues) {
@@ -454,7 +500,7 @@ static int join(Run *run, Table *t, u128 *total) {
         for (int j = 0; j < nmid; j++) {
             if (tick(run)) return 1;
             uint64_t mid = odd ? s->pats[h][j] : 0;
-            if (s->nbl && (st.seen | fseen | mid) != s->full) continue;
+            if (s->nbl && ((st.seen | fseen | mid) & s->seen_mask) != s->seen_mask) continue;
             int ok = 1;
             for (int c = 0; c < C && ok; c++) {
                 int a = st.len[c], b = mlen[c];
@@ -514,12 +560,20 @@ static int count_all(Run *run, u128 *total) {
     int stop = 0;
     for (int r = 0; r < top_rows && !stop; r++) {
         table_clear(nxt);
+        int64_t before = run->transitions;
         stop = step(run, cur, nxt, r);
+        run->layer_states[r] = nxt->n;
+        run->layer_moves[r] = run->transitions - before;
+        run->layers = r + 1;
         Table *tmp = cur;
         cur = nxt;
         nxt = tmp;
     }
-    if (!stop) stop = s->fold ? join(run, cur, total) : finish(run, cur, total);
+    if (!stop) {
+        int64_t before = run->transitions;
+        stop = s->fold ? join(run, cur, total) : finish(run, cur, total);
+        run->layer_moves[top_rows] = run->transitions - before;
+    }
     table_free(&a);
     table_free(&b);
     return stop;
@@ -546,8 +600,26 @@ static int read_int_list(PyObject *seq, int n, int64_t *out, const char *what) {
     return 0;
 }
 
-static PyObject *py_count(PyObject *self, PyObject *args) {
-    (void)self;
+/* Whether the run may keep states as the lesser of a state and its mirror (see the head
+ * comment): no clue string, no numbered-square givens, every row's patterns closed under
+ * reading right to left. */
+static int mirror_allowed(const Spec *s, int rows_in) {
+    if (s->clues) return 0;
+    for (int r = 0; r < s->R; r++)
+        if (s->exact[r] >= 0 || s->need[r]) return 0;
+    for (int r = 0; r < rows_in; r++) {
+        for (int j = 0; j < s->npats[r]; j++) {
+            uint64_t m = rev_bits(s->pats[r][j], s->C);
+            int found = 0;
+            for (int i = 0; i < s->npats[r] && !found; i++) found = s->pats[r][i] == m;
+            if (!found) return 0;
+        }
+    }
+    return 1;
+}
+
+/* Parse count()'s arguments, run it; profile 1: also every step's states and transitions. */
+static PyObject *run_count(PyObject *args, int profile) {
     int R, C, L, checked, connected, nbl, fold;
     PyObject *clues_obj, *pats_obj, *exact_obj, *need_obj;
     double seconds;
@@ -564,6 +636,7 @@ static PyObject *py_count(PyObject *self, PyObject *args) {
     Spec *s = &run.s;
     s->R = R; s->C = C; s->L = L; s->checked = checked; s->connected = connected; s->nbl = nbl; s->fold = fold;
     s->full = C == 64 ? ~0ull : ((1ull << C) - 1);
+    s->seen_mask = connected ? (1ull | (1ull << (C - 1))) : s->full;
     s->lw = (C + 7) / 8;
     s->nw = 2 + 2 * s->lw;
     if (clues_obj != Py_None) {
@@ -596,6 +669,7 @@ static PyObject *py_count(PyObject *self, PyObject *args) {
             s->pats[r][j] = u;
         }
     }
+    s->mirror = mirror_allowed(s, rows_in);
     double t0 = now_seconds();
     run.deadline = seconds >= 0 ? t0 + seconds : -1.0;
     run.max_transitions = max_transitions;
@@ -609,10 +683,34 @@ static PyObject *py_count(PyObject *self, PyObject *args) {
     if (run.error == -3) goto done; /* the signal handler's exception is set */
     PyObject *count = stopped ? (Py_INCREF(Py_None), Py_None) : u128_to_long(total);
     if (!count) goto done;
-    result = Py_BuildValue("(NLLd)", count, (long long)run.states_max, (long long)run.transitions, elapsed);
+    if (!profile) {
+        result = Py_BuildValue("(NLLd)", count, (long long)run.states_max, (long long)run.transitions, elapsed);
+        goto done;
+    }
+    /* profile: states after each step, transitions of each step and of the end (join/finish) */
+    int steps = fold ? R / 2 : R;
+    PyObject *states = PyList_New(run.layers), *moves = PyList_New(0);
+    if (!states || !moves) { Py_XDECREF(states); Py_XDECREF(moves); Py_DECREF(count); goto done; }
+    for (int r = 0; r < run.layers; r++) PyList_SET_ITEM(states, r, PyLong_FromLongLong(run.layer_states[r]));
+    for (int r = 0; r <= steps && (r < run.layers || (r == steps && !stopped)); r++) {
+        PyObject *x = PyLong_FromLongLong(run.layer_moves[r]);
+        if (!x || PyList_Append(moves, x)) { Py_XDECREF(x); Py_DECREF(states); Py_DECREF(moves); Py_DECREF(count); goto done; }
+        Py_DECREF(x);
+    }
+    result = Py_BuildValue("(NNNd)", count, states, moves, elapsed);
 done:
     for (int r = 0; r < rows_in; r++) free(s->pats[r]);
     return result;
+}
+
+static PyObject *py_count(PyObject *self, PyObject *args) {
+    (void)self;
+    return run_count(args, 0);
+}
+
+static PyObject *py_profile(PyObject *self, PyObject *args) {
+    (void)self;
+    return run_count(args, 1);
 }
 
 static PyMethodDef methods[] = {
@@ -620,6 +718,9 @@ static PyMethodDef methods[] = {
      "count(R, C, L, checked, connected, no_black_lines, fold, clues, patterns, exact, need, seconds, "
      "max_transitions) -> (count or None when a budget stopped it, most states in a layer, transitions, "
      "seconds)"},
+    {"profile", py_profile, METH_VARARGS,
+     "profile(the arguments of count) -> (count or None, states after each step, transitions of each step "
+     "and of the end, seconds): the sizes of the layers, e.g. to plan a split"},
     {NULL, NULL, 0, NULL},
 };
 

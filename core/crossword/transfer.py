@@ -213,15 +213,19 @@ class TransferCounter:
         """The rows a state is built from: every row, or (folded) the top half."""
         return self.R if self.fold is None else self.R // 2
 
-    def c_arguments(self, prefix: Sequence[int] = ()) -> tuple:
+    def c_arguments(self, prefix: Sequence[int] = (), restrict: dict[int, Sequence[int]] | None = None) -> tuple:
         """The arguments of ``core.crossword._transfer.count`` before its budgets: the
         rules, the fold (0 none, 1 same, 2 reverse), the clue string, each row's allowed
         patterns (folded: the top half and the middle row), and the numbered-square givens
-        per row; ``prefix``: patterns the first rows are fixed to (a path of the solver)."""
+        per row; ``prefix``: patterns the first rows are fixed to (a path of the solver);
+        ``restrict``: row -> the only patterns that row may take (a middle split's share)."""
         rows = self.R if self.fold is None else self.R // 2 + self.R % 2
         pats = [list(self._allowed(r)) for r in range(rows)]
         for r, p in enumerate(prefix):
             pats[r] = [p] if p in pats[r] else []
+        for r, only in (restrict or {}).items():
+            keep = set(only)
+            pats[r] = [p for p in pats[r] if p in keep]
         exact = [-1 if e is None else e for e, _ in self.numbers]
         need = [n for _, n in self.numbers]
         fold = {None: 0, "same": 1, "reverse": 2}[self.fold]

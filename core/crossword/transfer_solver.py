@@ -1,15 +1,17 @@
 """The transfer method as a :class:`~core.search.Solver`: the C row-by-row count
-(``core/crossword/_transfer.c``, reference :mod:`core.crossword.transfer`), split by rows.
+(``core/crossword/_transfer.c``, reference :mod:`core.crossword.transfer`), split by the
+state at a middle row.
 
-The tree.  The root's children are the patterns the first row may take (folded kinds:
-the first row decides its mirror row too, so the children are row pairs); a node at
-depth d has fixed rows 0..d-1, and its children are the patterns of row d that continue
-every vertical run its last row must continue.  A path names one child per depth (its
-index in that list), the weight is ``1/children`` along it, and a node is counted by the
-C transfer count with its rows fixed.  So a count too big for one process becomes a
-distributed run of exact shares, and a budget that runs out hands back the unexplored
-children of the node it was counting as the frontier (the work of the stopped count is
-lost: one budget at most).  A node whose every top row is fixed is a leaf.
+The tree (row-by-row kinds: :mod:`core.crossword.middle_split`).  The root's children are
+slices of the patterns of a middle row (folded kinds: the third row from the end of the
+top half); a slice's children fix that row to one pattern,
+and deeper nodes fix the first rows in order.  A path names one child per depth (its index), the weight is
+``1/children`` along it, and a node is counted by the C transfer count with those rows
+restricted.  Each share counts the states of its slice from both ends, so the shares
+divide the work (only the small layers above the split row are built again by each), and
+a count too big for one process becomes a distributed run of exact shares.  A budget that
+runs out hands back the unexplored children of the node it was counting as the frontier
+(the work of the stopped count is lost: one budget at most).
 
 It only counts: listing grids is the search's job (:mod:`core.crossword.search`).
 Symmetries: the five kinds :data:`core.crossword.transfer.SUPPORTED` are built row by
@@ -27,6 +29,7 @@ from typing import Sequence
 from ..errors import PathError, ProblemError
 from ..search import COUNT, Path, SolveRequest, SolveResult, Solver, Stats, Subpath, weight_of
 from . import _transfer, peel
+from .middle_split import MiddleSplit, Restriction
 from .puzzle import Puzzle
 from .transfer import SUPPORTED, TransferCounter
 
@@ -53,10 +56,11 @@ def c_count(puzzle: Puzzle, fixed: Sequence[bool | None] | None = None) -> int:
 
 
 class TransferSolver(Solver):
-    """Counts a crossword puzzle by the C transfer method, splittable by its first rows
-    (see the module text)."""
+    """Counts a crossword puzzle by the C transfer method, splittable by the state at a
+    middle row (see the module text); ``split_row`` and ``shares`` override the tree's
+    split row and number of root shares (:class:`MiddleSplit`)."""
 
-    def __init__(self, puzzle: Puzzle):
+    def __init__(self, puzzle: Puzzle, split_row: int | None = None, shares: int | None = None):
         why = refusal(puzzle)
         if why is not None:
             raise ProblemError(why)
@@ -67,32 +71,50 @@ class TransferSolver(Solver):
             self.depth = self.peeler.layers
         else:
             self.counter = TransferCounter(puzzle)
-            self.depth = self.counter.top_rows()
-        self._children: dict[tuple[int, ...], list[int]] = {}
+            self._split = (split_row, {} if shares is None else {"shares": shares})
+            self._tree: MiddleSplit | None = None
+        self._children: dict[tuple[int, ...], list] = {}
+
+    @property
+    def tree(self) -> MiddleSplit:
+        """The middle split (row kinds), made when a path or a split first needs it (a
+        whole count does without it)."""
+        if self._tree is None:
+            row, kw = self._split
+            self._tree = MiddleSplit(self.counter, row, **kw)
+        return self._tree
 
     # -- the tree -----------------------------------------------------------------------------
     def children(self, rows: tuple[int, ...]) -> list[int]:
-        """The patterns row ``len(rows)`` may take below the fixed ``rows`` ([] at a leaf)."""
-        r = len(rows)
-        if r >= self.depth:
+        """Square kinds: the patterns layer ``len(rows)`` may take below the fixed
+        ``rows`` ([] at a leaf)."""
+        if len(rows) >= self.depth:
             return []
         got = self._children.get(rows)
         if got is None:
-            got = self._children[rows] = (self.peeler.children(rows) if self.peeled else
-                                          self.counter.candidates(r, self._must(rows)))
+            got = self._children[rows] = self.peeler.children(rows)
         return got
 
-    def _must(self, rows: tuple[int, ...]) -> int:
-        """The columns whose vertical run the next row must continue."""
-        L, C = self.counter.L, self.counter.C
-        run = [0] * C
-        for row in rows:
-            run = [min(run[c] + 1, L) if row >> c & 1 else 0 for c in range(C)]
-        lo = 1 if self.counter.checked else 2
-        return sum(1 << c for c in range(C) if lo <= run[c] < L)
+    def _kids(self, node: "_Node") -> list:
+        """The children of a node: patterns (square kinds) or restrictions of the next row."""
+        path, fixed, _ = node
+        if self.peeled:
+            return self.children(fixed)
+        return self.tree.children(fixed, len(path))
 
-    def rows_of(self, path: Sequence[int]) -> tuple[tuple[int, ...], list[int]]:
-        """The fixed rows a path names and the branching factors along it."""
+    def _is_leaf(self, node: "_Node") -> bool:
+        """Whether a node has no children, known without the tree where it can be: the
+        root of a row kind has children (its whole count needs no split row)."""
+        if not self.peeled and not node[0] and self._tree is None:
+            return False
+        return not self._kids(node)
+
+    def _walk(self, path: Sequence[int]) -> tuple[object, list[int]]:
+        """The fixed rows (square kinds) or row restrictions a path names, and its factors."""
+        if not self.peeled:
+            if not path:
+                return {}, []
+            return self.tree.walk(path)
         rows: tuple[int, ...] = ()
         factors: list[int] = []
         for depth, j in enumerate(path):
@@ -105,42 +127,54 @@ class TransferSolver(Solver):
         return rows, factors
 
     # -- counting -------------------------------------------------------------------------------
-    def _count(self, rows: tuple[int, ...], seconds: float, transitions: int) -> tuple[int | None, int, int]:
-        """(count or None when stopped, most states, transitions) of the node with ``rows``."""
+    def _count(self, fixed, seconds: float, transitions: int) -> tuple[int | None, int, int]:
+        """(count or None when stopped, most states, transitions) of the node ``fixed``."""
         if self.peeled:
             deadline = None if seconds < 0 else time.perf_counter() + seconds
-            got = self.peeler.count_within(rows, deadline, None if transitions < 0 else transitions)
+            got = self.peeler.count_within(fixed, deadline, None if transitions < 0 else transitions)
             return got, self.peeler.max_states, self.peeler.done
         try:
-            got, states, done, _ = _transfer.count(*self.counter.c_arguments(rows), seconds, transitions)
+            got, states, done, _ = _transfer.count(*self.counter.c_arguments(restrict=fixed), seconds, transitions)
         except OverflowError:  # past 2^128 grids: the Python reference counts in Python ints
-            fixed: list[bool | None] = [None] * (self.counter.R * self.counter.C)
-            for r, row in enumerate(rows):
-                for c in range(self.counter.C):
-                    fixed[r * self.counter.C + c] = not row >> c & 1
-            return TransferCounter(self.puzzle, fixed).count(), 0, 0
+            return self._count_in_python(fixed), 0, 0
         return got, states, done
+
+    def _count_in_python(self, fixed: Restriction) -> int:
+        """A node's count by the Python reference (no 2^128 limit): the sum over its
+        restricted rows' patterns, each fixed as squares."""
+        R, C = self.counter.R, self.counter.C
+        total = 0
+        combos: list[dict[int, int]] = [{}]
+        for r, pats in fixed.items():
+            combos = [{**c, r: p} for c in combos for p in pats]
+        for combo in combos:
+            squares: list[bool | None] = [None] * (R * C)
+            for r, row in combo.items():
+                for c in range(C):
+                    squares[r * C + c] = not row >> c & 1
+            total += TransferCounter(self.puzzle, squares).count()
+        return total
 
     def solve(self, path: Sequence[int] = (), request: SolveRequest = COUNT) -> SolveResult:
         if request.listing or request.limit is not None:
             raise ProblemError(LISTING_REFUSAL)
         started = time.perf_counter()
         path = tuple(path)
-        rows, factors = self.rows_of(path)
+        fixed, factors = self._walk(path)
         deadline = None if request.seconds is None else started + max(0.0, request.seconds)
         transitions_left = request.node_budget
         stats = Stats(by_levels=1, nodes_per_depth=[0] * len(path))
         total = 0
         frontier: list[Subpath] = []
-        # depth first, in path order: (path, rows, factors)
-        todo: list[tuple[Path, tuple[int, ...], list[int]]] = [(path, rows, factors)]
+        # depth first, in path order: (path, fixed rows or restrictions, factors)
+        todo: list[_Node] = [(path, fixed, factors)]
         calls = 0
         while todo:
             node = todo.pop()
-            node_path, node_rows, node_factors = node
-            kids = self.children(node_rows)
+            node_path, node_fixed, node_factors = node
             if request.max_depth is not None:  # a split: nothing is counted
-                if not kids or len(node_path) >= request.max_depth:  # a leaf, or at the depth
+                kids = self._kids(node) if len(node_path) < request.max_depth else []
+                if not kids:  # a leaf, or at the depth
                     frontier.append(Subpath(node_path, weight_of(node_factors)))
                 else:
                     todo.extend(reversed(self._expand(node, kids)))
@@ -149,10 +183,11 @@ class TransferSolver(Solver):
                           or (transitions_left is not None and transitions_left <= 0)):
                 frontier.append(Subpath(node_path, weight_of(node_factors)))
                 continue
-            # a leaf (every top row fixed, or none can follow) is counted whole: it is cheap
-            seconds = -1.0 if deadline is None or not kids else max(0.0, deadline - time.perf_counter())
-            budget = -1 if transitions_left is None or not kids else max(0, transitions_left)
-            got, states, done = self._count(node_rows, seconds, budget)
+            # a leaf (every row fixed, or none can follow) is counted whole: it is cheap
+            leaf = (deadline is not None or transitions_left is not None) and self._is_leaf(node)
+            seconds = -1.0 if deadline is None or leaf else max(0.0, deadline - time.perf_counter())
+            budget = -1 if transitions_left is None or leaf else max(0, transitions_left)
+            got, states, done = self._count(node_fixed, seconds, budget)
             calls += 1
             stats.nodes += states
             stats.updates += done
@@ -161,15 +196,21 @@ class TransferSolver(Solver):
             if got is not None:
                 total += got
             else:  # stopped: its children are what is left of it
-                todo.extend(reversed(self._expand(node, kids)))
+                todo.extend(reversed(self._expand(node, self._kids(node))))
         frontier.sort(key=lambda s: s.path)
         stats.solutions = total
         stats.seconds = time.perf_counter() - started
         stopped = "budget" if frontier and request.budgeted else None
         return SolveResult(path, weight_of(factors), total, stats, frontier, stopped_by=stopped)
 
-    @staticmethod
-    def _expand(node: tuple[Path, tuple[int, ...], list[int]], kids: list[int]):
+    def _expand(self, node: "_Node", kids: list) -> list["_Node"]:
         """The children of a node, as todo entries in path order."""
-        path, rows, factors = node
-        return [(path + (j,), rows + (q,), factors + [len(kids)]) for j, q in enumerate(kids)]
+        path, fixed, factors = node
+        if self.peeled:
+            return [(path + (j,), fixed + (q,), factors + [len(kids)]) for j, q in enumerate(kids)]
+        row = self.tree.row_of(len(path))
+        return [(path + (j,), {**fixed, row: q}, factors + [len(kids)]) for j, q in enumerate(kids)]
+
+
+#: a node of the tree: (path, fixed rows (square kinds) or row restrictions, factors)
+_Node = tuple

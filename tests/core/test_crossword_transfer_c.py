@@ -117,14 +117,15 @@ def test_a_time_budget_hands_back_its_children():
     assert result.count + sum(solver.count(s.path) for s in result.frontier) == 31_187
 
 
-def test_paths_name_rows_and_bad_paths_raise():
+def test_paths_name_shares_and_bad_paths_raise():
     solver = TransferSolver(Puzzle.build(7, 7))
-    kids = solver.children(())
-    assert solver.solve((0,)).weight == Fraction(1, len(kids))
+    shares = solver.tree.slices
+    assert solver.solve((0,)).weight == Fraction(1, len(shares))
+    assert solver.solve((0, 0)).weight == Fraction(1, len(shares) * len(shares[0]))
     with pytest.raises(PathError):
-        solver.solve((len(kids),))
+        solver.solve((len(shares),))
     with pytest.raises(PathError):
-        solver.solve((0,) * 8)
+        solver.solve((0,) * 10)  # deeper than every row fixed
 
 
 def test_listing_is_refused_with_a_pointer_to_the_search():
