@@ -142,6 +142,42 @@ class PeelCounter:
         self._patterns[k] = out
         return out
 
+    def geometry(self, k: int) -> tuple[list[int], list[int], list[int], list[int]]:
+        """Layer k as plain lists for the C build (``_peel.c``): the bit of the free side
+        that colours each of its squares; the pairs of its squares that touch and the pairs
+        (square, position on layer k-1's border) that touch, flattened; and its border as
+        indices into its squares."""
+        index: dict[Cell, int] = {}
+        bits: list[int] = []
+        for side in self.sides(k):
+            for i, cell in enumerate(side):
+                if cell not in index:
+                    index[cell] = len(bits)
+                    bits.append(i)
+        prev = {cell: p for p, cell in enumerate(self.border(k - 1))} if k else {}
+        intra: list[int] = []
+        cross: list[int] = []
+        for (r, c), a in index.items():
+            for nb in ((r + 1, c), (r, c + 1)):
+                if nb in index:
+                    intra += [a, index[nb]]
+            for nb in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
+                if nb in prev:
+                    cross += [a, prev[nb]]
+        return bits, intra, cross, [index[cell] for cell in self.border(k)]
+
+    def c_arguments(self, prefix: Sequence[int] = ()) -> tuple:
+        """The arguments of ``core.crossword._peel.count`` before its budgets: the side, the
+        rules, ring or L, and per layer its width, patterns (``prefix``: the first layers'
+        fixed patterns) and :meth:`geometry`."""
+        layers = []
+        for k in range(self.layers):
+            pats = list(self.patterns(k))
+            if k < len(prefix):
+                pats = [prefix[k]] if prefix[k] in pats else []
+            layers.append((self.width(k), pats, *self.geometry(k)))
+        return (self.n, self.L, int(self.checked), int(self.connected), int(self.nbl), int(self.ring), layers)
+
     # -- the count -----------------------------------------------------------------------------
     def start_state(self) -> tuple:
         w = self.width(0)
