@@ -1,5 +1,7 @@
 """The transfer method for the square symmetries: grids built layer by layer from the
-outside in, counting every legal grid (no clue string).
+outside in, counting every legal grid (no clue string).  Its C twin,
+``core/crossword/_peel.c``, counts the same way (this module is its pure-Python
+reference, and hands it each layer's patterns and geometry: :meth:`PeelCounter.c_arguments`).
 
 Why layers.  Under ``diagonal`` symmetry row k equals column k, so a row-by-row build
 would have to remember the columns it has not reached; under ``quarter-turn`` the bottom
