@@ -363,12 +363,7 @@ static PyObject *py_count(PyObject *self, PyObject *args) {
     int stopped = count_all(run, &total);
     interrupt_reacquire(&run->it);
     double elapsed = now_seconds() - t0;
-    if (run->error == -1) { PyErr_NoMemory(); goto done; }
-    if (run->error == -2) { PyErr_SetString(PyExc_OverflowError, "the crossword count passes 2^128"); goto done; }
-    if (run->error == -3) goto done; /* the signal handler's exception is set */
-    PyObject *count = stopped ? (Py_INCREF(Py_None), Py_None) : u128_to_long(total);
-    if (!count) goto done;
-    result = Py_BuildValue("(NLLd)", count, (long long)run->states_max, (long long)run->transitions, elapsed);
+    result = count_result(run->error, stopped, total, run->states_max, run->transitions, elapsed);
 done:
     free_layers(s);
     free(run);

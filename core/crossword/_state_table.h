@@ -107,4 +107,17 @@ static inline int uf_find(int *parent, int x) {
     return x;
 }
 
+/* The Python result of a count: (count, or None when a budget stopped it; most states in
+ * a layer; transitions; seconds), or NULL with the exception set: error -1 out of memory,
+ * -2 past 2^128, -3 a signal handler's exception (already set). */
+static inline PyObject *count_result(int error, int stopped, u128 total, int64_t states_max, int64_t transitions,
+                                     double elapsed) {
+    if (error == -1) return PyErr_NoMemory();
+    if (error == -2) { PyErr_SetString(PyExc_OverflowError, "the crossword count passes 2^128"); return NULL; }
+    if (error == -3) return NULL;
+    PyObject *count = stopped ? (Py_INCREF(Py_None), Py_None) : u128_to_long(total);
+    if (!count) return NULL;
+    return Py_BuildValue("(NLLd)", count, (long long)states_max, (long long)transitions, elapsed);
+}
+
 #endif
