@@ -30,7 +30,13 @@ setup(
         Extension(
             "core.crossword._transfer",
             sources=["core/crossword/_transfer.c"],
-            depends=["core/_interrupt.h", "core/_search_common.h"],
+            depends=["core/_interrupt.h", "core/_search_common.h", "core/crossword/_state_table.h"],
+            extra_compile_args=["-O3", "-std=c11", "-Wall", "-Wextra"],
+        ),
+        Extension(
+            "core.crossword._peel",
+            sources=["core/crossword/_peel.c"],
+            depends=["core/_interrupt.h", "core/_search_common.h", "core/crossword/_state_table.h"],
             extra_compile_args=["-O3", "-std=c11", "-Wall", "-Wextra"],
         ),
     ]

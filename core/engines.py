@@ -364,6 +364,10 @@ OWN_TRIAL_SECONDS = 0.05
 OWN_SEARCH_SECONDS = 0.5
 #: the count by levels' own trial: one that ends within it is the answer
 OWN_LEVELS_TRIAL_SECONDS = 1.0
+#: a search kept after its trial is carried on from the trial's frontier within this many
+#: seconds (twice :data:`OWN_SEARCH_SECONDS`: crossword trees outrun their trial's
+#: forecast), else searched by the planner
+OWN_CARRY_ON_SECONDS = 1.0
 #: past its trial, the count by levels is chosen where the search's trial puts the whole
 #: search past this (seconds); else the search is kept: a clue string prunes the search
 #: where it swells the transfer's states (a 21x21 rotational Sunday: the transfer in C
@@ -388,9 +392,16 @@ def _own_levels_or_search(problem: Searchable, options: SolverOptions, levels: E
        take on (its engine's refusal is the reason given);
     3. otherwise the count by levels runs :data:`OWN_LEVELS_TRIAL_SECONDS`: a count that
        ends there is the answer;
-    4. past both trials, the count by levels where the search's trial puts the search past
+    4. past both, the search is carried on from its trial's frontier for
+       :data:`OWN_CARRY_ON_SECONDS`: one that ends is the answer (a rebuild from a clue
+       string: its trial's forecast overshoots 10-10,000 times, NYT Sundays of 0.1-0.5 s
+       forecast at 6-900 s, while the transfer takes them a minute);
+    5. past all three, the count by levels where the search's trial puts the search past
        :data:`OWN_SEARCH_SLOW` (every grid of a size: the search visits each), else the
        search.
+
+    A search chosen with its trial carried on to the end hands that count to the planner
+    (:attr:`MethodChoice.trial`), which then searches nothing again.
 
     Measured on 2026-11-27 (bench/bench_crossword.py): the transfer is faster on every
     count the search does not finish at once — library entry 57 (13x13, no symmetry) in
@@ -405,11 +416,11 @@ def _own_levels_or_search(problem: Searchable, options: SolverOptions, levels: E
     left = trial.stats.seconds / done if done > 0 else float("inf")
     if left < OWN_SEARCH_SECONDS:
         return MethodChoice(searched, f"search: its {OWN_TRIAL_SECONDS} s trial finished {done:.0%} of its tree "
-                                      f"(about {left:.2g} s in all)", search)
+                                      f"(about {left:.2g} s in all)", search, _finished(search, trial))
     why_not = levels.refusal(problem) if levels.refusal is not None else None
     if why_not is not None:
         return MethodChoice(searched, f"search: its trial finished {done:.2%} of its tree; not the {levels.name} "
-                                      f"method: {why_not}", search)
+                                      f"method: {why_not}", search, _finished(search, trial))
     chosen = replace(options, method=Method.LEVELS)
     by_levels = solver_for(problem, chosen)
     levels_trial = by_levels.solve((), SolveRequest(seconds=OWN_LEVELS_TRIAL_SECONDS))
@@ -418,10 +429,24 @@ def _own_levels_or_search(problem: Searchable, options: SolverOptions, levels: E
     if levels_trial.complete:
         return MethodChoice(chosen, f"{note}, the {levels.name} method counted everything in "
                                     f"{levels_trial.stats.seconds:.2g} s", by_levels, levels_trial)
+    finished = _finished(search, trial)
+    if finished is not None:  # its forecast was wrong: a clue string prunes what the trial had not reached
+        return MethodChoice(searched, f"search: its {OWN_TRIAL_SECONDS} s trial carried on to the end "
+                                      f"({finished.stats.seconds:.2g} s in all); the {levels.name} method did not "
+                                      f"end within {OWN_LEVELS_TRIAL_SECONDS} s", search, finished)
     if left < OWN_SEARCH_SLOW:
         return MethodChoice(searched, f"search: its {OWN_TRIAL_SECONDS} s trial puts it at about {left:.3g} s; the "
                                       f"{levels.name} method did not end within {OWN_LEVELS_TRIAL_SECONDS} s", search)
     return MethodChoice(chosen, f"{note} (about {left:.3g} s in all)", by_levels)
+
+
+def _finished(search: Solver, trial: SolveResult) -> SolveResult | None:
+    """A search the method choice keeps, carried on from its timed trial's frontier to the
+    end within :data:`OWN_CARRY_ON_SECONDS` (so the planner does not search it again:
+    :attr:`MethodChoice.trial`); None past that, when the planner searches it with a
+    progress bar and splits."""
+    whole = _carried_on(search, trial, seconds=OWN_CARRY_ON_SECONDS)
+    return whole if whole.complete else None
 
 
 def _carried_on(solver: Solver, trial: SolveResult, node_budget: int | None = None,

@@ -4,8 +4,8 @@ Start with :func:`core.library.load` (``crossword-23``, a ``.toml`` file) or bui
 :class:`Puzzle` and search it with :class:`CrosswordSolver`.  The modules: ``grid``
 (squares, numbers, clue strings), ``rules``, ``symmetry``, ``puzzle`` (validated input),
 ``search`` (the solver), ``transfer`` (a second, independent counter: row by row; its C
-twin ``_transfer.c``), ``peel`` (the same for the square symmetries: layer by layer),
-``transfer_solver`` (the transfer as a splittable counting engine),
+twin ``_transfer.c``), ``peel`` (the same for the square symmetries: layer by layer; its
+C twin ``_peel.c``), ``transfer_solver`` (the transfer as a splittable counting engine),
 ``parse`` (TOML, grid text, JSON), ``puz_file``, ``ipuz_file`` and ``xd_file`` (the grids
 of published files), ``render``, ``library``.
 """

@@ -44,6 +44,7 @@
 
 #include "../_interrupt.h"
 #include "../_search_common.h"
+#include "_state_table.h"
 
 #define MAXC 64
 
@@ -61,14 +62,6 @@ typedef struct {
     uint64_t seen_mask; /* the columns `seen` tracks (see the head comment) */
     int mirror;         /* 1: states are kept as the least of a state and its left-right mirror */
 } Spec;
-
-/* bits set in m (portable: no popcnt instruction assumed) */
-static inline int popcount64(uint64_t m) {
-    m = m - ((m >> 1) & 0x5555555555555555ull);
-    m = (m & 0x3333333333333333ull) + ((m >> 2) & 0x3333333333333333ull);
-    m = (m + (m >> 4)) & 0x0F0F0F0F0F0F0F0Full;
-    return (int)((m * 0x0101010101010101ull) >> 56);
-}
 
 static inline uint64_t rev_bits(uint64_t m, int C) {
     uint64_t out = 0;
@@ -111,80 +104,7 @@ static inline int letters_match(const Spec *s, int k, uint64_t across, uint64_t 
 
 static inline int run_ok(int n, const Spec *s) { return n == 0 || (n == 1 && !s->checked) || n >= s->L; }
 
-/* ------------------------------------------------------------------ the hash table */
-typedef struct {
-    uint64_t *keys;
-    u128 *counts; /* 0: empty slot */
-    int64_t cap, n;
-    int nw;
-} Table;
-
-static inline uint64_t hash_key(const uint64_t *k, int nw) {
-    uint64_t h = 0x9E3779B97F4A7C15ull;
-    for (int i = 0; i < nw; i++) {
-        h ^= k[i] + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
-        h *= 0xBF58476D1CE4E5B9ull;
-    }
-    return h ^ (h >> 31);
-}
-
-static int table_init(Table *t, int nw, int64_t cap) {
-    t->nw = nw;
-    t->cap = cap;
-    t->n = 0;
-    t->keys = malloc(sizeof(uint64_t) * (size_t)(cap * nw));
-    t->counts = calloc((size_t)cap, sizeof(u128));
-    return (t->keys && t->counts) ? 0 : -1;
-}
-
-static void table_free(Table *t) {
-    free(t->keys);
-    free(t->counts);
-    t->keys = NULL;
-    t->counts = NULL;
-}
-
-/* Add v to the count of key (inserted if new): 0 ok, -1 out of memory, -2 overflow. */
-static int table_add(Table *t, const uint64_t *key, u128 v);
-
-static int table_grow(Table *t) {
-    Table bigger;
-    if (table_init(&bigger, t->nw, t->cap * 2)) { table_free(&bigger); return -1; }
-    for (int64_t i = 0; i < t->cap; i++)
-        if (t->counts[i]) table_add(&bigger, t->keys + i * t->nw, t->counts[i]);
-    table_free(t);
-    *t = bigger;
-    return 0;
-}
-
-static int table_add(Table *t, const uint64_t *key, u128 v) {
-    if (2 * (t->n + 1) > t->cap && table_grow(t)) return -1;
-    int nw = t->nw;
-    uint64_t mask = (uint64_t)t->cap - 1;
-    uint64_t i = hash_key(key, nw) & mask;
-    for (;; i = (i + 1) & mask) {
-        if (!t->counts[i]) {
-            memcpy(t->keys + i * nw, key, sizeof(uint64_t) * (size_t)nw);
-            t->counts[i] = v;
-            t->n++;
-            return 0;
-        }
-        const uint64_t *k = t->keys + i * nw;
-        int same = 1;
-        for (int w = 0; w < nw && same; w++) same = k[w] == key[w];
-        if (same) {
-            u128 sum = t->counts[i] + v;
-            if (sum < v) return -2;
-            t->counts[i] = sum;
-            return 0;
-        }
-    }
-}
-
-static void table_clear(Table *t) {
-    memset(t->counts, 0, sizeof(u128) * (size_t)t->cap);
-    t->n = 0;
-}
+/* the hash table of states: _state_table.h */
 
 /* ------------------------------------------------------------------ a state, unpacked */
 typedef struct {
@@ -257,14 +177,6 @@ static inline void derive(const Spec *s, const State *st, uint64_t *row, uint64_
 }
 
 /* ------------------------------------------------------------------ connectivity */
-static inline int uf_find(int *parent, int x) {
-    while (parent[x] != x) {
-        parent[x] = parent[parent[x]];
-        x = parent[x];
-    }
-    return x;
-}
-
 /* The labels of `row` below a row labelled `lab`, into out; returns 1 when a group of
  * the old row has no square in the new row ("vanished"). Ids: old labels 1..C, new runs
  * C+1..2C. */

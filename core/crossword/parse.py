@@ -94,8 +94,8 @@ def from_mapping(data: dict[str, Any], source: str | None = None) -> Puzzle:
 
 
 def from_grid(grid: Grid, rules: Rules, data: dict[str, Any], source: str | None = None) -> Puzzle:
-    """The puzzle of rebuilding a given grid: its clue string, its size, number 1's square.
-    The symmetry defaults to the strongest one the grid has; the grid must keep the rules
+    """The puzzle of rebuilding a given grid: its clue string and size (number 1's square
+    only where ``start`` is given, and then it must be the grid's).  The symmetry defaults to the strongest one the grid has; the grid must keep the rules
     and the symmetry, else it could not be rebuilt."""
     for key in ("rows", "cols"):
         want = grid.rows if key == "rows" else grid.cols
@@ -116,8 +116,11 @@ def from_grid(grid: Grid, rules: Rules, data: dict[str, Any], source: str | None
 
         if check_clues(data["clues"], source) != clues:
             raise ProblemError(f"clues = {data['clues']!r} but the grid numbers as {clues!r}", source=source)
-    start = data.get("start", grid.first_square())
-    if start != grid.first_square():
+    # no start unless the file names one: the clue string alone fixes the grids (a given
+    # start would hide the grids whose number 1 sits elsewhere, and the search no longer
+    # needs it for speed: the published grids are rebuilt within a second without it)
+    start = data.get("start")
+    if start is not None and start != grid.first_square():
         raise ProblemError(f"start = {start!r} but the grid's number 1 is at square {grid.first_square()}",
                            source=source)
     return Puzzle.build(grid.rows, grid.cols, rules=rules, symmetry=kind, clues=clues, start=start,

@@ -1,5 +1,7 @@
 """The transfer method for the square symmetries: grids built layer by layer from the
-outside in, counting every legal grid (no clue string).
+outside in, counting every legal grid (no clue string).  Its C twin,
+``core/crossword/_peel.c``, counts the same way (this module is its pure-Python
+reference, and hands it each layer's patterns and geometry: :meth:`PeelCounter.c_arguments`).
 
 Why layers.  Under ``diagonal`` symmetry row k equals column k, so a row-by-row build
 would have to remember the columns it has not reached; under ``quarter-turn`` the bottom
@@ -141,6 +143,42 @@ class PeelCounter:
                 out.append(x)
         self._patterns[k] = out
         return out
+
+    def geometry(self, k: int) -> tuple[list[int], list[int], list[int], list[int]]:
+        """Layer k as plain lists for the C build (``_peel.c``): the bit of the free side
+        that colours each of its squares; the pairs of its squares that touch and the pairs
+        (square, position on layer k-1's border) that touch, flattened; and its border as
+        indices into its squares."""
+        index: dict[Cell, int] = {}
+        bits: list[int] = []
+        for side in self.sides(k):
+            for i, cell in enumerate(side):
+                if cell not in index:
+                    index[cell] = len(bits)
+                    bits.append(i)
+        prev = {cell: p for p, cell in enumerate(self.border(k - 1))} if k else {}
+        intra: list[int] = []
+        cross: list[int] = []
+        for (r, c), a in index.items():
+            for nb in ((r + 1, c), (r, c + 1)):
+                if nb in index:
+                    intra += [a, index[nb]]
+            for nb in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
+                if nb in prev:
+                    cross += [a, prev[nb]]
+        return bits, intra, cross, [index[cell] for cell in self.border(k)]
+
+    def c_arguments(self, prefix: Sequence[int] = ()) -> tuple:
+        """The arguments of ``core.crossword._peel.count`` before its budgets: the side, the
+        rules, ring or L, and per layer its width, patterns (``prefix``: the first layers'
+        fixed patterns) and :meth:`geometry`."""
+        layers = []
+        for k in range(self.layers):
+            pats = list(self.patterns(k))
+            if k < len(prefix):
+                pats = [prefix[k]] if prefix[k] in pats else []
+            layers.append((self.width(k), pats, *self.geometry(k)))
+        return (self.n, self.L, int(self.checked), int(self.connected), int(self.nbl), int(self.ring), layers)
 
     # -- the count -----------------------------------------------------------------------------
     def start_state(self) -> tuple:

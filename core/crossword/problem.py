@@ -151,6 +151,6 @@ def _transfer_solver(problem: Problem, options: SolverOptions) -> TransferSolver
 
 
 register_engine(Engine("transfer", "the crossword transfer method, counts only: row by row in C (square "
-                       "symmetries: layer by layer, in Python), equal states merged",
+                       "symmetries: layer by layer, in C too), equal states merged",
                        frozenset({"method"}), _transfer_solver, counts_by_levels=True,
                        refusal=lambda problem: transfer_refusal(problem.puzzle)))  # type: ignore[attr-defined]

@@ -157,6 +157,7 @@ class TransferCounter:
         self.forced = [self._forced(r) for r in range(self.R)]
         self.numbers = [self._numbers(r) for r in range(self.R)]
         self._cands: dict[tuple[int, int], list[int]] = {}
+        self._allowed_rows: dict[int, list[int]] = {}
         self._letters: dict[tuple[int, int, int], tuple[str, int]] = {}
         self._links: dict[bytes, dict[int, tuple[bytes, bool]]] = {}
         self.max_states = 0
@@ -193,7 +194,13 @@ class TransferCounter:
         return exact, need
 
     def _allowed(self, r: int) -> list[int]:
-        """The patterns row r may take (its own and its mirror row's givens)."""
+        """The patterns row r may take (its own and its mirror row's givens), remembered."""
+        got = self._allowed_rows.get(r)
+        if got is None:
+            got = self._allowed_rows[r] = self._allowed_uncached(r)
+        return got
+
+    def _allowed_uncached(self, r: int) -> list[int]:
         black, white = self.forced[r]
         if self.fold is not None:
             mb, mw = self.forced[self.R - 1 - r]

@@ -210,11 +210,13 @@ GRID_39 = """\
 
 def test_toml_grid_is_rebuilt():
     prob = problem(f'kind = "crossword"\nsymmetry = "left-right"\ngrid = """\n{GRID_39}"""\n')
-    assert prob.puzzle.clues == LIBRARY[39]["clues"] and prob.puzzle.start == 1
+    assert prob.puzzle.clues == LIBRARY[39]["clues"] and prob.puzzle.start is None  # the clue string alone
     res = prob.solver().solve((), SolveRequest(listing=True))
     assert res.count == 55
     summary = prob.summarise(res.solutions)
     assert summary["grids"] == 55 and summary["given_found"] is True
+    hinted = problem(f'kind = "crossword"\nsymmetry = "left-right"\nstart = 1\ngrid = """\n{GRID_39}"""\n')
+    assert hinted.puzzle.start == 1 and hinted.solver().count() == 55
 
 
 def test_plain_grid_text_defaults_to_its_own_symmetry():

@@ -50,7 +50,7 @@ def test_each_file_is_read_with_its_clue_string_and_symmetry(path):
     pz = problem.puzzle
     assert problem.spec["format"] == fmt and (pz.rows, pz.cols) == (15, 15)
     assert pz.given is not None and pz.clues == pz.given.clue_string() and len(pz.clues) == clues
-    assert pz.symmetry == symmetry and pz.start == pz.given.first_square()
+    assert pz.symmetry == symmetry and pz.start is None  # the clue string alone: no hint
     assert problem.is_solution(pz.given)
 
 

@@ -22,6 +22,7 @@ FIXTURES = sorted(NYT.glob("*.txt"))
 #: grids that fit each clue string (the C search and, for the 15x15, the Python one)
 COUNTS = {
     "nyt-1976-01-04-sunday-21x21.txt": 5,
+    "nyt-1977-01-02-sunday-23x23.txt": 2,
     "nyt-1984-01-01-sunday-21x21.txt": 1,
     "nyt-2005-01-02-sunday-21x21.txt": 1,
     "nyt-2010-01-05-tuesday-15x15.txt": 1,
@@ -36,9 +37,10 @@ TRANSFER_TOO = {"nyt-2014-07-16-wednesday-15x15-left-right.txt", "nyt-2015-06-19
 
 
 def without_start(path: Path) -> tuple[Puzzle, Puzzle]:
-    """The fixture's puzzle as read (it names number 1's square) and the same clue string
-    with no start."""
+    """The fixture's puzzle as read (its grid, no start: a file's rebuild goes by its clue
+    string alone) and the same clue string with no grid."""
     given = from_grid_text(path.read_text(encoding="utf-8"), path.name)
+    assert given.start is None
     bare = Puzzle.build(given.rows, given.cols, symmetry=given.symmetry, clues=given.clues)
     return given, bare
 
@@ -72,7 +74,9 @@ def test_rebuilt_from_the_clue_string_alone(path):
 def test_the_start_only_narrows(path):
     """With number 1's square given the same grids are found, in fewer nodes."""
     given, bare = without_start(path)
-    hinted = CompiledCrosswordSolver(given).solve((), SolveRequest(listing=True))
+    hint = Puzzle.build(given.rows, given.cols, symmetry=given.symmetry, clues=given.clues,
+                        start=given.given.first_square())
+    hinted = CompiledCrosswordSolver(hint).solve((), SolveRequest(listing=True))
     free = CompiledCrosswordSolver(bare).solve((), SolveRequest(listing=True))
     assert hinted.count == free.count
     assert hinted.stats.nodes <= free.stats.nodes

@@ -1,7 +1,7 @@
 """The kernel's property tests (search, both MRV layouts, and level count), the bitboard
-engine's, the compiled crossword search's, the crossword transfer count's and the
-interrupt tests again, with the C code built under AddressSanitizer, so a memory error
-fails CI instead of a user's run."""
+engine's, the compiled crossword search's, the crossword transfer count's (rows and layers)
+and the interrupt tests again, with the C code built under AddressSanitizer, so a memory
+error fails CI instead of a user's run."""
 from __future__ import annotations
 
 import os
@@ -32,7 +32,8 @@ def test_kernel_property_tests_pass_under_address_sanitizer(tmp_path):
     suffix = sysconfig.get_config_var("EXT_SUFFIX")
     include = sysconfig.get_paths()["include"]
     # the kernel, the level count, the bitboard; the crossword search and transfer count
-    for module in ("_kernel", "_frontier", "_bitboard", "crossword/_crossword", "crossword/_transfer"):
+    for module in ("_kernel", "_frontier", "_bitboard", "crossword/_crossword", "crossword/_transfer",
+                   "crossword/_peel"):
         subprocess.run(
             [
                 "gcc", "-shared", "-fPIC", "-std=c11", "-O1", "-g", "-Wall", "-Wextra", "-Werror",
@@ -50,6 +51,7 @@ def test_kernel_property_tests_pass_under_address_sanitizer(tmp_path):
     shutil.copy(ROOT / "tests" / "core" / "test_kernel_interrupts.py", tests)
     shutil.copy(ROOT / "tests" / "core" / "test_crossword_transfer_c.py", tests)
     shutil.copy(ROOT / "tests" / "core" / "test_crossword_compiled.py", tests)
+    shutil.copy(ROOT / "tests" / "core" / "test_crossword_peel_c.py", tests)
     env = dict(os.environ)
     env.update(
         PYTHONPATH=str(tmp_path),
