@@ -235,6 +235,8 @@ STATES = 4
 STATE_NODES_MIN = 2_000
 STATE_NODES_MAX = 20_000
 STATE_WALKS = 16
+#: the bitboard's race stops at this many times the search's time (it has lost by then)
+RACE_LIMIT = 2.0
 #: a level count tried on one unit of the count gives up past this much work (about two
 #: minutes); its memory cap is the kernel's memo cap
 LEVELS_MAX_TRANSITIONS = 1_500_000_000
@@ -348,9 +350,13 @@ def choose_method(problem: Searchable, options: SolverOptions, *, whole_count: b
     states = _race_states(racers[Method.SEARCH])
     if not states:
         return MethodChoice(searched, "search: no state to race the bitboard on; " + notes[0], solver)
-    times = {m: _race_time(racer, states) for m, racer in racers.items()}
+    times = {Method.SEARCH: _race_time(racers[Method.SEARCH], states)}
+    # the bitboard need not be timed past the point where it has lost by a margin
+    times[Method.BITBOARD] = _race_time(racers[Method.BITBOARD], states, RACE_LIMIT * times[Method.SEARCH] + 0.01)
     method = min(times, key=times.get)
-    timing = ", ".join(f"{m} {1000 * t:.1f} ms" for m, t in sorted(times.items(), key=lambda mt: mt[1]))
+    limit = RACE_LIMIT * times[Method.SEARCH] + 0.01
+    timing = ", ".join(f"{m} {1000 * t:.1f} ms" if t != float("inf") else f"{m} past {1000 * limit:.1f} ms"
+                       for m, t in sorted(times.items(), key=lambda mt: mt[1]))
     chosen = replace(options, method=method)
     return MethodChoice(chosen, f"{method}: on {len(states)} states of the tree {timing}; {notes[0]}",
                         solver if method is Method.SEARCH else solver_for(problem, chosen))
@@ -571,9 +577,15 @@ def _race_states(search: Solver) -> list[tuple[int, ...]]:
     return [tuple(k for k in path if k < n_options) for path in states]
 
 
-def _race_time(racer: Solver, states: list[tuple[int, ...]]) -> float:
-    """Seconds the racer takes to count below each state, in all."""
+def _race_time(racer: Solver, states: list[tuple[int, ...]], limit: float | None = None) -> float:
+    """Seconds the racer takes to count below each state, in all; infinity past ``limit``
+    seconds (the states were found by the search, whose memo can make a subtree small that
+    the bitboard, with none, would count leaf by leaf for ever)."""
     started = time.perf_counter()
     for state in states:
-        racer.below(state).solve()
+        left = None if limit is None else limit - (time.perf_counter() - started)
+        if left is not None and left <= 0:
+            return float("inf")
+        if not racer.below(state).solve((), SolveRequest(seconds=left)).complete:
+            return float("inf")
     return time.perf_counter() - started

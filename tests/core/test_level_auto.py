@@ -209,3 +209,23 @@ def test_divide_keeps_the_weight_and_breaks_up_heavy_pieces(name, symmetry, n):
                 assert [c.path for c in solver.split(len(s.path) + 1, s.path)] == [s.path]
     if name == "soma":
         assert trial.count + sum(solver.solve(s.path).count for s in pieces) == 11_520
+
+
+def test_the_bitboard_race_stops_at_its_limit(tmp_path):
+    """The race's states come from the search, whose memo makes a subtree of 3^78 covers a
+    few nodes; the bitboard, with no memo, would count it leaf by leaf: past its limit it
+    has lost (infinity), it does not run on."""
+    import core.engines as engines
+    from core.engines import _kernel
+
+    dlx = tmp_path / "big.dlx"
+    dlx.write_text(" ".join(f"i{j}" for j in range(81)) + "\n" + "".join(f"i{j}\n" * 3 for j in range(81)))
+    problem = load(str(dlx))
+    ec = problem.exact_cover()
+    from core.solver_options import Method, SolverOptions
+
+    bitboard = _kernel(ec, problem.search_hints(), SolverOptions(method=Method.BITBOARD))
+    search = _kernel(ec, problem.search_hints(), SolverOptions(method=Method.SEARCH))
+    state = (0, 3, 6)  # one option for each of the first three items
+    assert engines._race_time(search, [state]) < float("inf")
+    assert engines._race_time(bitboard, [state], limit=0.05) == float("inf")
