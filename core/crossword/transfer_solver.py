@@ -27,7 +27,7 @@ import time
 from typing import Sequence
 
 from ..errors import PathError, ProblemError
-from ..search import COUNT, Path, SolveRequest, SolveResult, Solver, Stats, Subpath, weight_of
+from ..search import COUNT, SolveRequest, SolveResult, Solver, Stats, Subpath, weight_of
 from . import _peel, _transfer, peel
 from .middle_split import MiddleSplit, Restriction
 from .puzzle import Puzzle
