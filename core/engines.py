@@ -207,12 +207,15 @@ def _listing(names) -> str:
 @dataclass
 class MethodChoice:
     """How a count will go, and why (``reason`` is None when the caller chose); the
-    solver built for it, and the trial's result when the trial counted everything."""
+    solver built for it, and the trial's result when the trial counted everything
+    (``trial``) or, where the search is chosen, what it has done so far (``partial``:
+    the planner goes on from its frontier instead of searching those nodes again)."""
 
     options: SolverOptions
     reason: str | None = None
     solver: Solver | None = None
     trial: SolveResult | None = None
+    partial: SolveResult | None = None
 
     @property
     def method(self) -> Method:
@@ -343,13 +346,13 @@ def choose_method(problem: Searchable, options: SolverOptions, *, whole_count: b
     size = trial.stats.seconds / max(float(trial.weight_done), 1e-12)
     if size < RACE_SECONDS or bitboard_refusal(ec) is not None:
         return MethodChoice(searched, f"search: its trial finished {float(trial.weight_done):.0%} of the tree; "
-                                      + notes[0], solver)
+                                      + notes[0], solver, partial=trial)
     hints = problem.search_hints()
     racers = {Method.SEARCH: _kernel(ec, hints, searched),
               Method.BITBOARD: _kernel(ec, hints, replace(options, method=Method.BITBOARD))}
     states = _race_states(racers[Method.SEARCH])
     if not states:
-        return MethodChoice(searched, "search: no state to race the bitboard on; " + notes[0], solver)
+        return MethodChoice(searched, "search: no state to race the bitboard on; " + notes[0], solver, partial=trial)
     times = {Method.SEARCH: _race_time(racers[Method.SEARCH], states)}
     # the bitboard need not be timed past the point where it has lost by a margin
     times[Method.BITBOARD] = _race_time(racers[Method.BITBOARD], states, RACE_LIMIT * times[Method.SEARCH] + 0.01)
@@ -358,8 +361,11 @@ def choose_method(problem: Searchable, options: SolverOptions, *, whole_count: b
     timing = ", ".join(f"{m} {1000 * t:.1f} ms" if t != float("inf") else f"{m} past {1000 * limit:.1f} ms"
                        for m, t in sorted(times.items(), key=lambda mt: mt[1]))
     chosen = replace(options, method=method)
+    if method is Method.SEARCH:
+        return MethodChoice(chosen, f"{method}: on {len(states)} states of the tree {timing}; {notes[0]}", solver,
+                            partial=trial)
     return MethodChoice(chosen, f"{method}: on {len(states)} states of the tree {timing}; {notes[0]}",
-                        solver if method is Method.SEARCH else solver_for(problem, chosen))
+                        solver_for(problem, chosen))
 
 
 #: the search's trial before a model's own count by levels is chosen (seconds): a count

@@ -269,6 +269,8 @@ def prepare(request: RunRequest, *, workers: int, trial: bool = True, defer_esti
     if trial and split_depth is None and options.subproblems is None:
         if choice.trial is not None:  # choosing the method counted everything already
             prepared.plan = Plan([Subpath((), Fraction(1))], 0, choice.trial.stats.seconds, first=choice.trial)
+        elif choice.partial is not None and choice.solver is solver:  # the search's trial, gone on from
+            prepared.plan = plan_from(solver, choice.partial, workers)
         else:
             prepared.plan = plan_by_trial(solver, request.mode, options, workers)
         if options.budget is None:
@@ -300,6 +302,14 @@ def plan_by_trial(solver: Solver, mode: Mode, options: RunOptions, workers: int)
     if result.frontier and mode is not Mode.FIRST:
         result.frontier = solver.divide(result.frontier, PIECES_PER_WORKER * workers)
     return Plan([Subpath((), Fraction(1))], 0, time.perf_counter() - started, first=result)
+
+
+def plan_from(solver: Solver, trial: SolveResult, workers: int) -> Plan:
+    """The root as the one subproblem, its result the method choice's search trial (no
+    node searched again, no second trial keeping the workers waiting); what is left,
+    divided into :data:`PIECES_PER_WORKER` pieces per worker."""
+    trial.frontier = solver.divide(trial.frontier, PIECES_PER_WORKER * workers)
+    return Plan([Subpath((), Fraction(1))], 0, trial.stats.seconds, first=trial)
 
 
 def task_budget(trial: SolveResult | None, workers: int) -> float:
