@@ -1,0 +1,32 @@
+"""The planner's trial: where the method choice keeps the search after its own trial, the
+planner goes on from that trial (no node searched twice, no second trial keeping the
+workers waiting), and the count stays exact."""
+from __future__ import annotations
+
+import core.engines as engines
+from core.solver_options import Method, SolverOptions
+from scheduler.planning import PIECES_PER_WORKER, RunRequest, prepare
+from scheduler.run_options import Mode, RunOptions
+
+
+def test_the_planner_goes_on_from_the_method_choice_trial(monkeypatch):
+    monkeypatch.setattr(engines, "SMALL_SECONDS", 0.0)  # no carrying the small tree on to its end
+    monkeypatch.setattr(engines, "RACE_SECONDS", 1e9)  # no race: the search is kept after its trial
+    captured = {}
+    choose = engines.choose_method
+
+    def spy(*args, **kwargs):
+        captured["choice"] = choice = choose(*args, **kwargs)
+        return choice
+
+    import scheduler.planning as planning
+    monkeypatch.setattr(planning, "choose_method", spy)
+    asked = RunOptions(solver=SolverOptions(method=Method.AUTO, symmetry=True))
+    prepared = prepare(RunRequest("pentomino-8x8-centre", None, Mode.COUNT, asked, estimate=False), workers=2)
+    choice = captured["choice"]
+    assert choice.options.method is Method.SEARCH and choice.trial is None and choice.partial is not None
+    first = prepared.plan.first
+    assert first is choice.partial and not first.complete  # the choice's trial, not a second one
+    assert len(first.frontier) >= PIECES_PER_WORKER * 2
+    rest = sum(prepared.solver.solve(s.path).count for s in first.frontier)
+    assert first.count + rest == 520
