@@ -355,9 +355,9 @@ def choose_method(problem: Searchable, options: SolverOptions, *, whole_count: b
         return MethodChoice(searched, "search: no state to race the bitboard on; " + notes[0], solver, partial=trial)
     times = {Method.SEARCH: _race_time(racers[Method.SEARCH], states)}
     # the bitboard need not be timed past the point where it has lost by a margin
-    times[Method.BITBOARD] = _race_time(racers[Method.BITBOARD], states, RACE_LIMIT * times[Method.SEARCH] + 0.01)
-    method = min(times, key=times.get)
     limit = RACE_LIMIT * times[Method.SEARCH] + 0.01
+    times[Method.BITBOARD] = _race_time(racers[Method.BITBOARD], states, limit)
+    method = min(times, key=times.get)
     timing = ", ".join(f"{m} {1000 * t:.1f} ms" if t != float("inf") else f"{m} past {1000 * limit:.1f} ms"
                        for m, t in sorted(times.items(), key=lambda mt: mt[1]))
     chosen = replace(options, method=method)

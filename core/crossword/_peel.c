@@ -183,13 +183,7 @@ typedef struct {
 } Run;
 
 static inline int tick(Run *run) {
-    run->transitions++;
-    if ((run->transitions & 4095) == 0) {
-        if (run->deadline >= 0 && now_seconds() >= run->deadline) { run->stopped = 1; return 1; }
-        if (interrupt_check(&run->it)) { run->error = -3; return 1; }
-    }
-    if (run->max_transitions >= 0 && run->transitions >= run->max_transitions) { run->stopped = 1; return 1; }
-    return 0;
+    return count_tick(&run->transitions, run->deadline, run->max_transitions, &run->stopped, &run->error, &run->it);
 }
 
 /* Place layer k on every state of `cur`, into `nxt`; 1 to stop. */

@@ -13,7 +13,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../_interrupt.h"
 #include "../_search_common.h"
+
+/* One transition of a count: 1 to stop — past `max_transitions` (< 0: none) with
+ * `*stopped` = 1, or, every 4,096 transitions, past `deadline` (< 0: none; `*stopped` = 1)
+ * or interrupted (`*error` = -3).  Shared by the row and layer counts' inner loops. */
+static inline int count_tick(int64_t *transitions, double deadline, int64_t max_transitions, int *stopped,
+                             int *error, Interrupt *it) {
+    ++*transitions;
+    if ((*transitions & 4095) == 0) {
+        if (deadline >= 0 && now_seconds() >= deadline) { *stopped = 1; return 1; }
+        if (interrupt_check(it)) { *error = -3; return 1; }
+    }
+    if (max_transitions >= 0 && *transitions >= max_transitions) { *stopped = 1; return 1; }
+    return 0;
+}
 
 typedef struct {
     uint64_t *keys; /* cap * nw words */
