@@ -643,6 +643,13 @@ typedef struct {
     int oom;
 } Search;
 
+/* Set by request_stop(), cleared by clear_stop() (another thread, or a signal handler run
+ * at the search's interrupt check): a running search under a time budget stops at its
+ * next clock reading as if the deadline had passed, handing back its frontier.  The local
+ * pool asks a busy process for its frontier this way when another process runs out of
+ * work (core/handoff.py). */
+static volatile int stop_requested = 0;
+
 /* How often a search under a time budget reads the clock: every 1024 nodes, or more often
  * where a node scans many options (a node of the 200x200 domino board's 79,600 options
  * took 7 ms, so 1024 of them overran a 1 s budget by 7 s): about every 2^20 options
@@ -1526,7 +1533,8 @@ static void run(Search *s) {
             entering = 0;
             if (s->depth > s->base) {
                 if ((s->node_budget >= 0 && s->nodes >= (uint64_t)s->node_budget) ||
-                    (s->deadline >= 0 && (s->nodes & s->clock_mask) == 0 && now_seconds() >= s->deadline) ||
+                    (s->deadline >= 0 && (s->nodes & s->clock_mask) == 0 &&
+                     (stop_requested || now_seconds() >= s->deadline)) ||
                     ((s->nodes & (INTERRUPT_EVERY - 1)) == 0 && interrupt_check(&s->interrupt))) {
                     /* (a signal stops it the same way; kernel_solve then raises) */
                     s->status = ST_BUDGET;
@@ -1804,8 +1812,24 @@ static PyObject *kernel_solve(PyObject *self, PyObject *args) {
     return result;
 }
 
+static PyObject *kernel_request_stop(PyObject *self, PyObject *unused) {
+    (void)self; (void)unused;
+    stop_requested = 1;
+    Py_RETURN_NONE;
+}
+
+static PyObject *kernel_clear_stop(PyObject *self, PyObject *unused) {
+    (void)self; (void)unused;
+    stop_requested = 0;
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef kernel_methods[] = {
     {"solve", kernel_solve, METH_VARARGS, "Search below a path; see core/kernel.py."},
+    {"request_stop", kernel_request_stop, METH_NOARGS,
+     "Make every running and later search under a time budget stop as if its deadline passed "
+     "(until clear_stop())."},
+    {"clear_stop", kernel_clear_stop, METH_NOARGS, "Undo request_stop()."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -31,7 +31,7 @@ from .bitboard import refusal as bitboard_refusal
 from .kernel import KernelSolver
 from .pruning import RegionRule
 from .reference import ReferenceSolver
-from .search import SolveRequest, SolveResult, Solver, Stats
+from .search import SolveRequest, SolveResult, Solver, Stats, Subpath
 from .solver_options import FLAGS, Method, SolverOptions, flag  # noqa: F401  (re-exported)
 from .symmetry import OptionSymmetry, OrbitCounter, best_anchor
 
@@ -232,12 +232,13 @@ SMALL_TRIALS = 5
 #: the two searches race where the trial suggests at least this many seconds
 RACE_SECONDS = 1.0
 #: the race of the two searches (see :func:`choose_method`): this many states, each with
-#: a subtree of STATE_NODES_MIN to STATE_NODES_MAX search nodes, found by at most
-#: STATE_WALKS random walks
+#: a subtree of STATE_NODES_MIN to STATE_NODES_MAX search nodes, found among at most
+#: STATE_TRIES pieces of the search trial's frontier (:func:`_race_states`)
 STATES = 4
 STATE_NODES_MIN = 2_000
 STATE_NODES_MAX = 20_000
-STATE_WALKS = 16
+STATE_TRIES = 64
+STATE_SEARCH_NODES = 200_000
 #: the bitboard's race stops at this many times the search's time (it has lost by then)
 RACE_LIMIT = 2.0
 #: a level count tried on one unit of the count gives up past this much work (about two
@@ -291,8 +292,9 @@ def choose_method(problem: Searchable, options: SolverOptions, *, whole_count: b
        :data:`SMALL_SECONDS` is carried on to the end, within :data:`SMALL_TRIALS` trials'
        nodes in all, and that count is the answer.
     4. The two searches race where the tree is bigger and the cover allows the bitboard:
-       each counts the same few states (partial covers found by random walks down the
-       tree, each with a subtree of a few thousand nodes); the faster is the search.
+       each counts the same few states (partial covers with a subtree of a few thousand
+       nodes, found by carrying the search's trial on: :func:`_race_states`, so the
+       search's side of the race is part of the count); the faster is the search.
 
     Racing on small states alone was tried and dropped: levels merge more states the
     bigger the subtree, so on small ones they looked no better than the bitboard
@@ -347,16 +349,14 @@ def choose_method(problem: Searchable, options: SolverOptions, *, whole_count: b
     if size < RACE_SECONDS or bitboard_refusal(ec) is not None:
         return MethodChoice(searched, f"search: its trial finished {float(trial.weight_done):.0%} of the tree; "
                                       + notes[0], solver, partial=trial)
-    hints = problem.search_hints()
-    racers = {Method.SEARCH: _kernel(ec, hints, searched),
-              Method.BITBOARD: _kernel(ec, hints, replace(options, method=Method.BITBOARD))}
-    states = _race_states(racers[Method.SEARCH])
+    trial, states, search_seconds = _race_states(solver, trial, ec.n_options)
     if not states:
         return MethodChoice(searched, "search: no state to race the bitboard on; " + notes[0], solver, partial=trial)
-    times = {Method.SEARCH: _race_time(racers[Method.SEARCH], states)}
+    times = {Method.SEARCH: search_seconds}
     # the bitboard need not be timed past the point where it has lost by a margin
-    limit = RACE_LIMIT * times[Method.SEARCH] + 0.01
-    times[Method.BITBOARD] = _race_time(racers[Method.BITBOARD], states, limit)
+    limit = RACE_LIMIT * search_seconds + 0.01
+    bitboard = _kernel(ec, problem.search_hints(), replace(options, method=Method.BITBOARD))
+    times[Method.BITBOARD] = _race_time(bitboard, states, limit)
     method = min(times, key=times.get)
     timing = ", ".join(f"{m} {1000 * t:.1f} ms" if t != float("inf") else f"{m} past {1000 * limit:.1f} ms"
                        for m, t in sorted(times.items(), key=lambda mt: mt[1]))
@@ -551,36 +551,71 @@ def _first_unit(solver: Solver) -> tuple[tuple[int, ...], Solver]:
     return (), solver
 
 
-def _race_states(search: Solver) -> list[tuple[int, ...]]:
-    """Partial covers to race on: random walks down the search tree (seeded, so the
-    choice is repeatable) to the first node whose subtree has between STATE_NODES_MIN and
-    STATE_NODES_MAX nodes."""
-    import random
+def _race_states(solver: Solver, trial: SolveResult,
+                 n_options: int) -> tuple[SolveResult, list[tuple[int, ...]], float]:
+    """States to race the bitboard on, found by carrying the search's trial on, down its
+    frontier as the random walks that found states before went down the tree: the
+    largest untried piece of the latest group is searched within :data:`STATE_NODES_MAX`
+    nodes; one counted to its end in :data:`STATE_NODES_MIN` nodes or more is a state,
+    timed; one the node budget stops makes its own frontier the latest group (the search
+    goes down into it), so the states are the biggest subtrees that fit, where the memo's
+    gain shows (the smallest pieces of a trial made the bitboard, which has no memo, look
+    faster even on a cover of 3^81 solutions it would count one by one).  Every node
+    searched on the way is the count's own — the trial is carried on and returned with
+    its frontier updated — so the search's side of the race is not searched again; only
+    the bitboard's side costs.  Stops at :data:`STATES` states, after
+    :data:`STATE_TRIES` pieces or past :data:`STATE_SEARCH_NODES` nodes.  Returns the
+    trial carried on, the states as partial covers (option ids; a piece below a nested
+    orbit count, whose count is weighted, is no state) and the search's seconds on them."""
+    cover_of = solver.cover_of if isinstance(solver, OrbitCounter) else tuple
+    stats = Stats()
+    stats.add(trial.stats)
+    count = trial.count
+    # what is left of each piece, tried or not: the piece itself (untried), None (counted)
+    # or the slots of the frontier its budget stop left, in order
+    slots: list[Subpath | list[int] | None] = []
+    groups: list[list[int]] = []  # the untried slots of each group, largest last
 
-    rng = random.Random(0)
+    def placed(group: Sequence[Subpath]) -> list[int]:
+        ids = list(range(len(slots), len(slots) + len(group)))
+        slots.extend(group)
+        groups.append(sorted(ids, key=lambda k: slots[k].weight))  # type: ignore[union-attr]
+        return ids
+
+    roots = placed(trial.frontier)
     states: list[tuple[int, ...]] = []
-    n_options = getattr(search, "ec").n_options
-    # the depth where the first walk found its state: later walks go down to it without
-    # searching on the way (each search above it would run out at STATE_NODES_MAX nodes;
-    # the 3x4x5 box: 0.7 s of walks before, under load)
-    found_at = 0
-    for _ in range(STATE_WALKS):
-        path: tuple[int, ...] = ()
-        while True:
-            if len(path) >= found_at:
-                r = search.solve(path, SolveRequest(node_budget=STATE_NODES_MAX))
-                if r.complete:
-                    if r.stats.nodes >= STATE_NODES_MIN and path not in states:
-                        states.append(path)
-                        found_at = found_at or len(path)
-                    break
-            children = search.split(len(path) + 1, path)
-            if len(children) == 1 and children[0].path == path:
-                break
-            path = rng.choice(children).path
-        if len(states) >= STATES:
-            break
-    return [tuple(k for k in path if k < n_options) for path in states]
+    seconds, tries = 0.0, 0
+    while (groups and len(states) < STATES and tries < STATE_TRIES
+           and stats.nodes - trial.stats.nodes < STATE_SEARCH_NODES):
+        if not groups[-1]:
+            groups.pop()
+            continue
+        k = groups[-1].pop()
+        piece = slots[k]
+        assert isinstance(piece, Subpath)
+        cover = cover_of(piece.path)
+        if cover is None:
+            continue
+        tries += 1
+        started = time.perf_counter()
+        part = solver.solve(piece.path, SolveRequest(node_budget=STATE_NODES_MAX))
+        took = time.perf_counter() - started
+        count += part.count
+        stats.add(part.stats)
+        slots[k] = placed(part.frontier) if part.frontier else None
+        if part.complete and part.stats.nodes >= STATE_NODES_MIN:
+            states.append(tuple(j for j in cover if j < n_options))
+            seconds += took
+
+    def left(k: int) -> list[Subpath]:
+        slot = slots[k]
+        if slot is None:
+            return []
+        return [slot] if isinstance(slot, Subpath) else [s for j in slot for s in left(j)]
+
+    frontier = [s for k in roots for s in left(k)]
+    carried = SolveResult(trial.path, trial.weight, count, stats, frontier, stopped_by="budget" if frontier else None)
+    return carried, states, seconds
 
 
 def _race_time(racer: Solver, states: list[tuple[int, ...]], limit: float | None = None) -> float:

@@ -252,6 +252,21 @@ class OrbitCounter(Solver):
             self._children[j] = solver
         return solver
 
+    def cover_of(self, path: Sequence[int]) -> tuple[int, ...] | None:
+        """The partial cover a path of this count stands for: the representatives' options
+        down the nested counts, then the inner search's path (option ids); None for the
+        root, and for a path that ends in a nested count (its count is weighted by orbits:
+        no plain search below the cover counts the same)."""
+        if not path:
+            return None
+        j = path[0]
+        option = self.anchor.representatives[j].option
+        child = self.child(j)
+        if isinstance(child, OrbitCounter):
+            inner = child.cover_of(path[1:])
+            return None if inner is None else (option,) + inner
+        return (option,) + tuple(path[1:])
+
     def searches(self) -> list[tuple[tuple[int, ...], Solver]]:
         """The inner solvers this count runs (each below a representative, through the
         nested counts), with their paths from this root."""

@@ -9,6 +9,8 @@ down calls the hurries registered (kill the pool) and exits at once, silently.
 Pool processes ignore SIGINT (a Ctrl-C reaches the whole foreground process group; only
 the parent decides) and take SIGTERM as the parent's request to stop: the search running
 in them ends with :class:`SearchStopped` within a second, and they start no other.
+SIGUSR1 is the parent's request for work (:data:`HANDOFF_SIGNAL`): the running search
+hands back its frontier now (:mod:`core.handoff`) for a process that has none.
 """
 from __future__ import annotations
 
@@ -17,8 +19,12 @@ import signal
 from contextlib import contextmanager
 from typing import Callable, Iterator
 
+from core import handoff
+
 #: the signals that interrupt a command
 STOPPING_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+#: the signal by which the local pool's parent asks a busy pool process for work
+HANDOFF_SIGNAL = signal.SIGUSR1
 
 
 class Interrupted(KeyboardInterrupt):
@@ -75,6 +81,13 @@ class PoolProcessSignals:
         self._searching = False
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, self._on_term)
+        signal.signal(HANDOFF_SIGNAL, self._on_handoff)
+
+    @staticmethod
+    def _on_handoff(signum: int, frame) -> None:
+        # run by Python at the search's next interrupt check (every 16,384 nodes); the
+        # search then stops at its next clock reading with its frontier
+        handoff.request()
 
     def _on_term(self, signum: int, frame) -> None:
         self.stop_requested = True
@@ -87,6 +100,7 @@ class PoolProcessSignals:
         for, and when one is asked for inside."""
         if self.stop_requested:
             raise SearchStopped("the pool's parent asked this process to stop")
+        handoff.clear()  # a request that came between two tasks was for the one before
         self._searching = True
         try:
             yield

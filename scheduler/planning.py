@@ -116,6 +116,23 @@ def quick_estimate(solver: Solver, *, rate_seconds: float = RATE_SECONDS, second
     return estimate_after(solver, trial, seconds=seconds, samples=samples, seed=seed)
 
 
+#: the random paths after a planning trial take at most this share of the time the trial
+#: foresees for the whole run (and at most ESTIMATE_SECONDS, at least ESTIMATE_SECONDS_AT_LEAST)
+ESTIMATE_SHARE = 0.05
+ESTIMATE_SECONDS_AT_LEAST = 0.05
+
+
+def estimate_seconds(trial: SolveResult) -> float:
+    """How long to sample random paths after a planning trial: :data:`ESTIMATE_SHARE` of
+    the run the trial foresees (its time over the share of the tree it finished) — the
+    estimate is worth a second on an overnight run, not on a three-second count, where
+    the planner's process samples while the workers would be searching (the pentacube
+    box's estimate took a second beside a 2.5 s count)."""
+    done = float(trial.weight_done)
+    foreseen = trial.stats.seconds / done if done > 0 else float("inf")
+    return min(ESTIMATE_SECONDS, max(ESTIMATE_SECONDS_AT_LEAST, ESTIMATE_SHARE * foreseen))
+
+
 def estimate_after(solver: Solver, trial: SolveResult, *, seconds: float = ESTIMATE_SECONDS,
                    samples: int = ESTIMATE_SAMPLES, seed: int = 0) -> Estimate:
     """The run's size after a timed search from the root (``trial``): exact when that
@@ -198,7 +215,7 @@ class PreparedRun:
         trial = self.plan.first
         try:
             if trial is not None and self.plan.depth == 0 and self.mode is not Mode.FIRST:
-                return estimate_after(self.solver, trial)
+                return estimate_after(self.solver, trial, seconds=estimate_seconds(trial))
             return quick_estimate(self.solver)
         except CannotEstimate as exc:
             self.estimate_refusal = str(exc)

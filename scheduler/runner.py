@@ -13,6 +13,7 @@
 """
 from __future__ import annotations
 
+import logging
 import multiprocessing
 import os
 import signal
@@ -44,13 +45,14 @@ from .ledger import (
     run_brief,
     run_spec,
     run_status,
+    searched_by_others,
     stale_pending,
     unlease,
     weights_of,
 )
 from .db import Ledger, after_fork, safe_url
 from .errors import BrokerError
-from .interrupts import PoolProcessSignals, hurried_by
+from .interrupts import HANDOFF_SIGNAL, PoolProcessSignals, hurried_by
 from .parent_death import ParentWatch, die_with_parent
 from .models import Run
 from .run_options import ExecutorKind, Mode, RunOptions
@@ -59,8 +61,10 @@ from .ledger import verifications as V
 from .verification import Verdict, judge, solve_again, verify_here
 from .ledger.verifications import MAX_REFUSALS, VerificationTask, sampling_of
 from .work import Outcome, Task, build_solver, cached_solver, is_cached, solve_task, worker_name
+from .work_requests import WorkRequests
 
 ProgressHook = Callable[[], None]
+_log = logging.getLogger(__name__)
 
 
 # ----------------------------------------------------------------------------- local pool
@@ -68,6 +72,9 @@ _POOL: dict[str, Any] = {}
 #: how long an interrupted run waits for its pool processes' searches to end (they hear
 #: the stop within a second; past this they are killed)
 STOP_WAIT = 5.0
+#: a pool process with nothing to do asks the busy ones for work once their tasks have
+#: run this long (seconds)
+HANDOFF_AFTER = 0.02
 
 
 #: the planner's solver while a pool that inherits it is forked (see :class:`_LocalRun`)
@@ -79,6 +86,9 @@ def _pool_init(run_id: int, spec: dict, options: RunOptions, parent_pid: int, wa
     after_fork()  # the parent's connections are the parent's
     _POOL.update(run_id=run_id, spec=spec, options=options, signals=PoolProcessSignals(),
                  solver=_INHERITED.get("solver"))
+    # forked with the request for work blocked (a request before its handler would have
+    # ended the process); one that came meanwhile is heard now
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {HANDOFF_SIGNAL})
 
 
 def _pool_solver(run_id: int):
@@ -111,10 +121,15 @@ class _LocalRun:
         self.lease = self.options.lease_seconds()
         self.owner = f"local:{worker_name()}"
         self.watch = ParentWatch()
+        # the pool's processes fork from this thread: they start with requests for work
+        # blocked until their handler is in place (see _pool_init)
+        self._mask = signal.pthread_sigmask(signal.SIG_BLOCK, {HANDOFF_SIGNAL})
         self.pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"), initializer=_pool_init,
                                         initargs=(run.id, run.spec, self.options, os.getpid(),
                                                   (self.watch.read_fd, self.watch.write_fd)))
         self.in_flight: dict[Future, Task | VerificationTask] = {}
+        self.submitted: dict[Future, float] = {}
+        self.asked = False  # a request for work is out (see _ask_for_work)
         self.outcomes: list[Outcome] = []
         self.refusals: dict[int, int] = {}
         self.max_refusals = MAX_REFUSALS if workers > 1 else 1
@@ -134,9 +149,11 @@ class _LocalRun:
             if self.failed or not self._still_running():
                 record_results(self.ledger, self.outcomes, sampling=self.sampling)
                 return False
-            self._fill()
+            got = self._fill()
             if not self.in_flight:
                 return True
+            if not got:
+                self._ask_for_work()
             self._collect()
             if on_progress is not None:
                 on_progress()
@@ -147,19 +164,47 @@ class _LocalRun:
         self._checked_status = time.monotonic()
         return get_run(self.ledger, self.run.id).status == RunStatus.RUNNING
 
-    def _fill(self) -> None:
+    def _fill(self) -> int:
+        """Record the outcomes collected, lease what the pool has room for (two a
+        process: one running, one waiting) and hand it on; the number handed on."""
         free = 2 * self.workers - len(self.in_flight)
         got = exchange(self.ledger, self.outcomes, self.run.id, self.owner, free, self.lease, self.sampling)
         self.outcomes = []
+        now = time.monotonic()
         for verification in got.verifications:
-            self.in_flight[self.pool.submit(_pool_verify, verification, self.mode)] = verification
+            self._submit(self.pool.submit(_pool_verify, verification, self.mode), verification, now)
         for task in got.tasks:
-            self.in_flight[self.pool.submit(_pool_solve, task, self.mode)] = task
+            self._submit(self.pool.submit(_pool_solve, task, self.mode), task, now)
+        return len(got.verifications) + len(got.tasks)
+
+    def _submit(self, fut: Future, item: Task | VerificationTask, now: float) -> None:
+        self.in_flight[fut] = item
+        self.submitted[fut] = now
+
+    def _ask_for_work(self) -> None:
+        """Work stealing: when the ledger has nothing to hand out and a pool process has
+        nothing to do (fewer tasks in flight than processes), ask the busy ones to hand
+        back their frontier now (:data:`~scheduler.interrupts.HANDOFF_SIGNAL`; the
+        search stops within some milliseconds, see :mod:`core.handoff`) rather than at
+        the end of their budget.  One request at a time (the next once a result came), and
+        none for a task younger than :data:`HANDOFF_AFTER`: its frontier would be
+        crumbs."""
+        if self.asked or len(self.in_flight) >= self.workers:
+            return
+        now = time.monotonic()
+        if not any(isinstance(item, Task) and now - self.submitted[fut] >= HANDOFF_AFTER
+                   for fut, item in self.in_flight.items()):
+            return
+        self.asked = True
+        self._signal_pool(HANDOFF_SIGNAL)
 
     def _collect(self) -> None:
-        done, _ = wait(self.in_flight, timeout=0.25, return_when=FIRST_COMPLETED)
+        timeout = HANDOFF_AFTER if len(self.in_flight) < self.workers and not self.asked else 0.25
+        done, _ = wait(self.in_flight, timeout=timeout, return_when=FIRST_COMPLETED)
         for fut in done:
             item = self.in_flight.pop(fut)
+            self.submitted.pop(fut, None)
+            self.asked = False
             if isinstance(item, VerificationTask):
                 self._verified(item, self._result(fut, f"verification of subproblem {item.sub_id}"))
             else:
@@ -192,8 +237,12 @@ class _LocalRun:
             for fut in self.in_flight:
                 fut.cancel()
         self.pool.shutdown(wait=wait_for_pool, cancel_futures=not wait_for_pool)
+        self._closed()
+
+    def _closed(self) -> None:
         self.watch.close()
         _INHERITED.clear()
+        signal.pthread_sigmask(signal.SIG_SETMASK, self._mask)
 
     def wind_down(self) -> None:
         """Interrupted: hand out nothing more, ask the pool processes to stop (their
@@ -212,8 +261,7 @@ class _LocalRun:
         record_results(self.ledger, self.outcomes, sampling=self.sampling)
         self.outcomes = []
         self.pool.shutdown(wait=True, cancel_futures=True)
-        self.watch.close()
-        _INHERITED.clear()
+        self._closed()
 
     def hurry(self) -> None:
         """A second signal while winding down: kill the pool processes now."""
@@ -272,6 +320,15 @@ class CeleryExecutor:
     def __init__(self, url: str | None = None):
         self.url = checked_broker_url(url)
         self.app = make_app(self.url, name="tilecensus-sender")
+        self._requests: WorkRequests | None | bool = False  # not made yet
+
+    @property
+    def requests(self) -> WorkRequests | None:
+        """This process's requests for work over the broker (None without Redis), made on
+        first use: only workers ask and listen."""
+        if self._requests is False:
+            self._requests = WorkRequests.for_broker(self.url)
+        return self._requests  # type: ignore[return-value]
 
     def check(self) -> None:
         """Raise :class:`BrokerError` when the broker does not answer."""
@@ -360,12 +417,36 @@ def execute_batch(ledger: Ledger, run_id: int, sub_ids: Sequence[int], executor:
                               weights=[t.weight for t in rest], rate=results.rate, target=limit)
             results.happened.update((t.sub_id, "handed back") for t in rest)
             break
-        results.add(_solve(ledger, _solver_of(ledger, run), task, run))
+        results.add(_solve(ledger, _solver_of(ledger, run), task, run, _requests(executor)))
     results.flush()
     if "recorded" in results.happened.values() and not has_open(ledger, run_id,
                                                                  verifications=run.sampling is not None):
         close_run(ledger, run_id)  # the message held the run's last open subproblems
+    elif _requests(executor) is not None and run.mode is not Mode.FIRST:
+        _ask_for_work(ledger, executor, run, owner)
     return [results.happened.get(sub_id, "skipped") for sub_id in sub_ids]
+
+
+def _requests(executor: CeleryExecutor | None) -> WorkRequests | None:
+    return None if executor is None else executor.requests
+
+
+def _ask_for_work(ledger: Ledger, executor: CeleryExecutor, run: RunBrief, owner: str) -> str:
+    """Work stealing once a message is done (:mod:`scheduler.work_requests`): while the
+    run's queue is empty and another worker searches, ask for part of its subproblem."""
+    queue = run.options.queue_name
+
+    def others_searching() -> bool:
+        with ledger.engine.connect() as conn:
+            return searched_by_others(conn, run.id, owner)
+
+    import redis
+
+    try:
+        return executor.requests.wait_for_work(run.id, owner, lambda: executor.queue_size(queue), others_searching)
+    except (redis.RedisError, *executor.outage_errors) as exc:  # the message is done; asking is a bonus
+        _log.warning("run %s: no request for work (the broker: %s)", run.id, str(exc).splitlines()[0])
+        return "broker away"
 
 
 class _Results:
@@ -412,7 +493,7 @@ def execute_one(ledger: Ledger, sub_id: int, executor: CeleryExecutor | None) ->
     if leased is None:
         return "skipped"
     task, run = leased
-    outcome = _solve(ledger, _solver_of(ledger, run), task, run)
+    outcome = _solve(ledger, _solver_of(ledger, run), task, run, _requests(executor))
     (children,) = record_results(ledger, [outcome], queued=True, sampling=run.sampling)
     if children is None:
         return "duplicate"
@@ -431,10 +512,14 @@ def _solver_of(ledger: Ledger, run: RunBrief):
     return cached_solver(key, None if is_cached(key) else run_spec(ledger, run.id), run.options)
 
 
-def _solve(ledger: Ledger, solver, task: Task, run: RunBrief) -> Outcome:
-    """Solve a leased subproblem; a path the solver rejects fails the run."""
+def _solve(ledger: Ledger, solver, task: Task, run: RunBrief, requests: WorkRequests | None = None) -> Outcome:
+    """Solve a leased subproblem (handing back its frontier early when another worker
+    asks for work, through ``requests``); a path the solver rejects fails the run."""
     try:
-        return solve_task(solver, task, run.mode, run.options)
+        if requests is None:
+            return solve_task(solver, task, run.mode, run.options)
+        with requests.searching(run.id):
+            return solve_task(solver, task, run.mode, run.options)
     except (PathError, ValueError, OverflowError) as exc:
         fail_run(ledger, run.id, f"subproblem {task.sub_id}: {exc}")
         raise

@@ -125,6 +125,9 @@ class Group(click.Group):
         except _database_errors() as exc:
             reason = str(exc.orig or exc).strip().splitlines()[0]
             raise CLIError(f"the database stopped answering: {reason}", as_json=as_json) from exc
+        except KeyboardInterrupt as exc:  # a signal before the command took them over (it was starting)
+            click.echo("\ninterrupted", err=True)
+            sys.exit(getattr(exc, "exit_status", 130))
         except OverflowError as exc:  # a subproblem's count past 2^128 (the run is marked failed)
             raise CLIError(f"{exc}: one subproblem's count is too big for the kernel; split the run "
                            "deeper (--split-depth D or --subproblems N)", as_json=as_json) from exc

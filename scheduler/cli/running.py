@@ -158,6 +158,7 @@ def submit(app: App, request: RunRequest, queue: str | None, wait: bool) -> None
                                  rate=prepared.seconds_per_weight, target=message_target(prepared.options.task_seconds))
     executor.dispatch_verifications(run_id, open_verifications(ledger, run_id), queue_name, ledger)
     finished = prepared.done_in_planning or close_run(ledger, run_id)  # planning may have counted everything
+    _step_back()
     if prepared.estimate_deferred:  # sampled while the workers start on the subproblems
         prepared.estimate_later(ledger, run_id)
     if app.as_json:
@@ -181,6 +182,29 @@ def submit(app: App, request: RunRequest, queue: str | None, wait: bool) -> None
                        f"message{'' if messages == 1 else 's'} on queue {queue_name}{verified}")
     if wait:  # its messages were just sent: the first scheduler round can wait its turn
         follow(app, ledger, run_id, executor, tick_now=False)
+
+
+#: how far the submitting process steps back once its messages are out (a nice value)
+STEP_BACK = 10
+
+
+def _step_back() -> None:
+    """Once its messages are out, the submitting process yields the CPU to the workers:
+    what it does next — the deferred estimate (random paths for up to a second, bounded
+    in wall time, so it only samples less), following the run — must not slow workers on
+    the same machine (two workers and the estimate on two cores: the workers got a third
+    less CPU while it ran).  Its nice value, and its session's autogroup's, by which Linux
+    shares a busy machine between sessions.  Best effort: a system without either keeps
+    the priority it had."""
+    try:
+        os.nice(STEP_BACK)
+    except OSError:  # not permitted here: the priority stays as it was
+        pass
+    try:
+        with open("/proc/self/autogroup", "w") as f:
+            f.write(str(STEP_BACK))
+    except OSError:  # no autogroup scheduling (not Linux, or turned off)
+        pass
 
 
 def open_verifications(ledger, run_id: int) -> list[int]:

@@ -23,6 +23,7 @@ from .leases import (
     mark_queued,
     release_leases,
     run_brief,
+    searched_by_others,
     stale_pending,
     unlease,
 )
@@ -49,5 +50,5 @@ __all__ = [
     "Exchange", "Progress", "RunBrief", "brief_of", "cancel_run", "close_run", "create_run", "exchange",
     "expire_leases", "fail_run", "get_run", "has_open", "interrupt_run", "lease_batch", "lease_many", "lease_one",
     "mark_queued", "measured_rate", "progress", "record", "record_estimate", "record_results", "release_leases",
-    "revive_run", "run_brief", "run_spec", "run_status", "stale_pending", "subproblem_rows", "unlease", "weights_of",
+    "revive_run", "run_brief", "run_spec", "run_status", "searched_by_others", "stale_pending", "subproblem_rows", "unlease", "weights_of",
 ]

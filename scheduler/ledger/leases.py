@@ -224,3 +224,12 @@ def stale_pending(ledger: Ledger, run_id: int, older_than: float, limit: int = 1
                 .limit(limit)
             )
         )
+
+
+def searched_by_others(conn: Connection, run_id: int, owner: str) -> bool:
+    """Whether a worker other than ``owner`` holds a live lease on a subproblem of the run
+    (someone is searching: a worker out of work may ask it for some)."""
+    return conn.execute(
+        select(SUB.c.id).where(SUB.c.run_id == run_id, SUB.c.state == SubproblemState.LEASED,
+                               SUB.c.lease_owner != owner, SUB.c.lease_expires >= utcnow()).limit(1)
+    ).first() is not None

@@ -187,6 +187,38 @@ def test_an_orbit_count_carried_on_from_its_first_unit_counts_the_whole(name, fi
     assert whole.complete and whole.count == known[name]
 
 
+@settings(max_examples=12, deadline=None)
+@given(st.sampled_from(["pentomino-5x12", "pentomino-6x10", "soma", "pentomino-8x8-centre"]), st.booleans(),
+       st.integers(50, 3000), st.sampled_from([(200, 2_000), (2_000, 20_000)]))
+def test_the_race_states_carry_the_trial_on_and_count_as_the_plain_search(name, symmetry, trial_nodes, sizes):
+    """The race's states come from the search's trial carried on (core.engines
+    ._race_states): the trial it returns, carried on to the end, is the whole count (the
+    race's nodes are the count's own), and each state is a partial cover whose completions
+    the bitboard counts as the plain search does (the two racers do the same work)."""
+    import core.engines as engines
+    from core.engines import solver_for
+    from core.solver_options import Method, SolverOptions
+
+    problem = load(name)
+    ec = problem.exact_cover()
+    solver = solver_for(problem, SolverOptions(method=Method.SEARCH, symmetry=symmetry))
+    trial = solver.solve((), SolveRequest(node_budget=trial_nodes))
+    smallest, largest = sizes
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(engines, "STATE_NODES_MIN", smallest)
+        mp.setattr(engines, "STATE_NODES_MAX", largest)
+        carried, states, seconds = engines._race_states(solver, trial, ec.n_options)
+    assert carried.stats.nodes >= trial.stats.nodes and carried.weight_done >= trial.weight_done
+    whole = engines._carried_on(solver, carried)
+    known = {"pentomino-5x12": 4_040, "soma": 11_520, "pentomino-8x8-centre": 520, "pentomino-6x10": 9_356}
+    assert whole.complete and whole.count == known[name]
+    assert len(states) <= engines.STATES and (seconds > 0) == bool(states)
+    plain = KernelSolver(ec)
+    bitboard = engines._kernel(ec, problem.search_hints(), SolverOptions(method=Method.BITBOARD))
+    for state in states:  # the two racers count the same completions
+        assert bitboard.below(state).count() == plain.below(state).count()
+
+
 @pytest.mark.parametrize("name, symmetry", [("pentacubes-3x4x5", True), ("pentomino-6x10", False), ("soma", True)])
 @pytest.mark.parametrize("n", [4, 16, 64])
 def test_divide_keeps_the_weight_and_breaks_up_heavy_pieces(name, symmetry, n):

@@ -93,9 +93,31 @@ def test_ctrl_c_stops_watch_and_not_the_run(sqlite_url):
     run_id = make_run(ledger, executor="celery")
     proc = subprocess.Popen([sys.executable, "-m", "scheduler", "watch", str(run_id), "--no-progress",
                              "--db", sqlite_url], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(3)  # started and following (it prints nothing until the run ends)
+    _until_it_reads(proc.pid, sqlite_url.removeprefix("sqlite:///"))  # following (it prints nothing until the end)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=30)
-    assert (proc.returncode, out) == (130, "")
+    assert (proc.returncode, out) == (130, ""), err
     assert err.strip() == f"stopped following: run {run_id} goes on in the cluster; `tilecensus watch {run_id}` follows it"
     assert get_run(ledger, run_id).status == RunStatus.RUNNING
+
+
+def _until_it_reads(pid: int, path: str, timeout: float = 60.0) -> None:
+    """Wait until process ``pid`` has the ledger file open and sleeps between its rounds
+    (asleep at three looks 0.1 s apart): it is past its start-up, which a loaded machine
+    stretches to seconds, and following."""
+    import os
+
+    until = time.monotonic() + timeout
+    asleep = 0
+    while time.monotonic() < until:
+        try:
+            reads = any(os.path.realpath(f"/proc/{pid}/fd/{fd}") == os.path.realpath(path)
+                        for fd in os.listdir(f"/proc/{pid}/fd"))
+            state = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0]
+        except FileNotFoundError:  # a descriptor closed while looked at
+            reads, state = False, "?"
+        asleep = asleep + 1 if reads and state == "S" else 0
+        if asleep >= 3:
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"process {pid} never settled to following {path}")

@@ -22,6 +22,7 @@ class SentMessages(CeleryExecutor):
     def __init__(self):
         super().__init__("redis://127.0.0.1:1/0")  # never connected
         self.sent: list[tuple[str, list]] = []
+        self._requests = None  # no requests for work (tests/worker/test_work_requests.py has them)
 
     def _send(self, name, messages, queue):
         self.sent.extend((name, list(args)) for args in messages)

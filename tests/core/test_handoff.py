@@ -1,0 +1,56 @@
+"""A request for work (core/handoff.py) stops a running search under a time budget as if
+its deadline had passed: it hands back its frontier, and the part counted plus the
+frontier's subtrees are the whole count (the split law); cleared, searches run to their
+budgets again.  Asked from another thread while the search runs, as a pool process's
+signal handler does between two stretches of the search."""
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from core import handoff
+from core.bitboard import BitboardSolver
+from core.kernel import KernelSolver
+from core.library import load
+from core.search import SolveRequest
+
+
+@pytest.fixture(autouse=True)
+def cleared():
+    handoff.clear()
+    yield
+    handoff.clear()
+
+
+def _solvers():
+    problem = load("pentomino-6x10")
+    ec = problem.exact_cover()
+    return [KernelSolver(ec, memo=False), BitboardSolver(ec, region=problem.region_rule())]
+
+
+@pytest.mark.parametrize("which", [0, 1], ids=["kernel", "bitboard"])
+def test_a_request_during_the_search_hands_back_a_frontier_that_completes_the_count(which):
+    solver = _solvers()[which]
+    timer = threading.Timer(0.05, handoff.request)
+    timer.start()
+    try:
+        result = solver.solve((), SolveRequest(seconds=600))
+    finally:
+        timer.cancel()
+    assert result.stopped_by == "budget" and result.frontier
+    assert result.weight_done + sum(s.weight for s in result.frontier) == 1
+    handoff.clear()
+    rest = sum(solver.solve(s.path, SolveRequest()).count for s in result.frontier)
+    assert result.count + rest == 9356  # 2,339 tilings, each in its 4 orientations
+
+
+def test_the_request_stays_until_cleared_and_needs_a_time_budget():
+    solver = KernelSolver(load("pentomino-3x20").exact_cover())
+    handoff.request()
+    assert solver.solve((), SolveRequest(seconds=60)).stopped_by == "budget"
+    assert solver.solve((), SolveRequest(seconds=60)).stopped_by == "budget"
+    unbudgeted = solver.solve((), SolveRequest())
+    assert unbudgeted.complete and unbudgeted.count == 8
+    handoff.clear()
+    assert solver.solve((), SolveRequest(seconds=60)).count == 8
