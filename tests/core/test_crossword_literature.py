@@ -68,3 +68,21 @@ def test_the_all_black_grid_is_never_counted(kind, n):
     pz = Puzzle.build(n, n, symmetry=kind, rules=rules)
     want = 2 ** len(set(sym.orbits(kind, n, n))) - 1
     assert c_count(pz) == CrosswordSolver(pz).count() == CompiledCrosswordSolver(pz).count() == want
+
+
+def test_the_all_black_grid_breaks_the_rules_and_rebuilds_nothing():
+    """The brute-force check names the rule; a given all-black grid is a clean error; an
+    empty clue string (the all-black grid's) rebuilds no grid."""
+    from core.crossword import Grid, violation
+    from core.crossword.search import CrosswordSolver
+    from core.crossword.transfer_solver import c_count
+    from core.errors import ProblemError
+    from core.crossword.parse import from_toml
+
+    loose = Rules(no_black_lines=False, connected=False)
+    assert violation(Grid(3, 3, (True,) * 9), loose) == "the grid has no white square"
+    assert violation(Grid(3, 3, (False,) * 9), loose) is None
+    with pytest.raises(ProblemError, match="no white square"):
+        from_toml('kind = "crossword"\nno_black_lines = false\ngrid = """\n###\n###\n###\n"""\n')
+    pz = Puzzle.build(3, 3, rules=loose, clues="")
+    assert CrosswordSolver(pz).count() == c_count(pz) == 0
