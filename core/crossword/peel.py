@@ -253,9 +253,8 @@ class PeelCounter:
                 if not run_ok(runs[i], L, ok):
                     return None
                 new_runs.append(0)
-        new_seen = int(bool(seen or x))
+        new_seen = 0 if self.nbl else int(bool(seen or x))  # the columns, or "a white square yet"
         if self.nbl:
-            new_seen = 0
             row_white = x or (seen & 1) or (self.ring and seen >> (w - 1) & 1)
             if not row_white:
                 return None
