@@ -182,6 +182,28 @@ def bench_square_kinds(repeat: int, c_count) -> None:
         print(f"{name:34s} {got:>20,} {c_best:9.3f} {py:9.3f} {py / max(c_best, 1e-6):6.0f}x", flush=True)
 
 
+#: Every n x n grid with 180-degree symmetry, published: Michael Kleber, math-fun, February
+#: 2019 (corrected values; rules: checked, words of 3 or more, connected, a white square),
+#: keyed by (n, no_black_lines): True is "no black edges" (OEIS A323838), False "all
+#: grids" (A323839), by Kleber's message and the akshayravikumar/crosswords README
+#: (docs/models.md, "Every grid of a size")
+KLEBER = {
+    (3, True): 1, (5, True): 12, (7, True): 312, (9, True): 31_187, (11, True): 17_438_702,
+    (13, True): 40_575_832_476, (15, True): 404_139_015_237_875,
+    (3, False): 1, (5, False): 15, (7, False): 397, (9, False): 35_324, (11, False): 18_446_134,
+    (13, False): 41_752_489_852, (15, False): 409_764_131_469_787,
+}
+
+
+def against_literature(n: int, kind: str, nbl: bool, got: int | None) -> str:
+    """Kleber's value beside a count of his (rotational, default rules but the black lines),
+    and whether it matches; "" where he gives none."""
+    want = KLEBER.get((n, nbl)) if kind == "rotational" else None
+    if want is None or got is None:
+        return ""
+    return f"  Kleber {want:,}: {'matches' if got == want else 'DIFFERS'}"
+
+
 def load_text() -> str:
     """The machine's load (1-minute average) and cores, for the printed figures."""
     return f"load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
@@ -190,7 +212,8 @@ def load_text() -> str:
 def every_grid(n: int, kinds: list[str], seconds: float) -> None:
     """Every n x n grid of each symmetry kind by the C transfer, whole, under a time limit
     (a count the limit stops says so): count, largest layer, transitions, CPU and wall
-    seconds; with and without the no-black-lines rule for the folded kinds."""
+    seconds; with and without the no-black-lines rule for the folded kinds; beside each
+    count of Kleber's table (:data:`KLEBER`), his value and whether it matches."""
     from core.crossword import Rules
     from core.crossword._transfer import profile
 
@@ -206,7 +229,7 @@ def every_grid(n: int, kinds: list[str], seconds: float) -> None:
             shown = f"{got:,}" if got is not None else f"not done in {seconds:.0f} s"
             rules = "default" if nbl else "black lines ok"
             print(f"{n}x{n} {kind:22s} {rules:16s} {shown:>22s} {max(layers):>14,} {sum(moves):>14,} "
-                  f"{cpu:8.1f} {wall:8.1f}  ({load_text()})", flush=True)
+                  f"{cpu:8.1f} {wall:8.1f}  ({load_text()}){against_literature(n, kind, nbl, got)}", flush=True)
 
 
 def plan_all_grids(n: int, kind: str, sample: int, workers: int, split_row: int | None, shares: int | None,

@@ -334,9 +334,13 @@ static int descend(Xw *s, int p, int8_t *opts, int *nopts) {
     return s->n;
 }
 
-/* At p == n: every clue used and the white squares connected. */
+/* At p == n: every clue used, a white square (the all-black grid has no words, it is not
+ * a crossword) and the white squares connected. */
 static int is_solution(Xw *s) {
     if (s->nclues >= 0 && s->k != s->nclues) return 0;
+    int black = 0;
+    for (int r = 0; r < s->R; r++) black += s->rb[r];
+    if (black == s->n) return 0;
     if (!s->connected) return 1;
     const int n = s->n, C = s->C, R = s->R;
     int first = -1, whites = 0;
@@ -345,7 +349,7 @@ static int is_solution(Xw *s) {
             whites++;
             if (first < 0) first = q;
         }
-    if (first < 0) return 1;
+    if (first < 0) return 0;
     memset(s->seen, 0, (size_t)n);
     int top = 0, reached = 1;
     s->seen[first] = 1;

@@ -20,7 +20,9 @@
  * A state (layer k placed) is a fixed-size key of NW 64-bit words:
  *   word 0        seen: bit j, the j-th column of what is left had a white square
  *                 (no_black_lines), else 0
- *   word 1        closed: 1 when the one white group has ended (only black follows)
+ *   word 1        bit 0 closed: the one white group has ended (only black follows);
+ *                 bit 1 white: a square so far is white (every grid has one: the
+ *                 all-black grid has no words, it is not a crossword)
  *   words 2..     run[j]: the vertical white run ending in row k of the j-th column of
  *                 what is left, capped at L (one byte each, width of the next layer)
  *   then          lab[p]: the connectivity label of border square p of layer k (0 black;
@@ -62,20 +64,21 @@ static inline int run_ok(int n, const Spec *s) { return n == 0 || (n == 1 && !s-
 /* ------------------------------------------------------------------ a state, unpacked */
 typedef struct {
     uint64_t seen;
-    int closed;
+    int closed, white;
     uint8_t run[MAXN], lab[MAXCELLS];
 } State;
 
 static void unpack(const Spec *s, const uint64_t *k, State *st) {
     st->seen = k[0];
-    st->closed = (int)k[1];
+    st->closed = (int)(k[1] & 1u);
+    st->white = (int)((k[1] >> 1) & 1u);
     memcpy(st->run, k + 2, sizeof(uint64_t) * (size_t)s->rw);
     memcpy(st->lab, k + 2 + s->rw, sizeof(uint64_t) * (size_t)(s->nw - 2 - s->rw));
 }
 
 static void pack(const Spec *s, const State *st, uint64_t *k) {
     k[0] = st->seen;
-    k[1] = (uint64_t)st->closed;
+    k[1] = (uint64_t)st->closed | ((uint64_t)st->white << 1);
     memcpy(k + 2, st->run, sizeof(uint64_t) * (size_t)s->rw);
     memcpy(k + 2 + s->rw, st->lab, sizeof(uint64_t) * (size_t)(s->nw - 2 - s->rw));
 }
@@ -206,6 +209,7 @@ static int step(Run *run, Table *cur, Table *nxt, int k) {
             } else {
                 nx.closed = 0;
             }
+            nx.white = st.white || x;
             pack(s, &nx, key);
             int e = table_add(nxt, key, v);
             if (e) { run->error = e; return 1; }
@@ -240,6 +244,7 @@ static int count_all(Run *run, u128 *total) {
         nxt = tmp;
     }
     for (int64_t i = 0; !stop && i < cur->cap; i++) {
+        if (!(cur->keys[i * cur->nw + 1] >> 1 & 1u)) continue; /* no white square (or an empty slot) */
         u128 sum = *total + cur->counts[i];
         if (sum < cur->counts[i]) { run->error = -2; stop = 1; }
         *total = sum;

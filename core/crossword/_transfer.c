@@ -14,6 +14,8 @@
  * words:
  *   word 0          seen: the columns that had a white square (no_black_lines), else 0
  *   word 1          bit 0 closed (the one white group has ended; only black rows follow),
+ *                   bit 1 white (a square so far is white: every grid has one, the
+ *                   all-black grid has no words and is not a crossword),
  *                   bits 8..31 kf (clues used from the front), bits 32..55 kb (folded:
  *                   where the mirror rows' clues begin, counted from the back)
  *   words 2..       len[c]: the vertical white run ending in the last row, capped at L
@@ -109,13 +111,14 @@ static inline int run_ok(int n, const Spec *s) { return n == 0 || (n == 1 && !s-
 /* ------------------------------------------------------------------ a state, unpacked */
 typedef struct {
     uint64_t seen;
-    int closed, kf, kb;
+    int closed, white, kf, kb;
     uint8_t len[MAXC], lab[MAXC];
 } State;
 
 static void unpack(const Spec *s, const uint64_t *k, State *st) {
     st->seen = k[0];
     st->closed = (int)(k[1] & 1u);
+    st->white = (int)((k[1] >> 1) & 1u);
     st->kf = (int)((k[1] >> 8) & 0xFFFFFFu);
     st->kb = (int)((k[1] >> 32) & 0xFFFFFFu);
     memcpy(st->len, k + 2, (size_t)s->C);
@@ -125,7 +128,7 @@ static void unpack(const Spec *s, const uint64_t *k, State *st) {
 static void pack(const Spec *s, const State *st, uint64_t *k) {
     memset(k, 0, sizeof(uint64_t) * (size_t)s->nw);
     k[0] = st->seen;
-    k[1] = (uint64_t)st->closed | ((uint64_t)st->kf << 8) | ((uint64_t)st->kb << 32);
+    k[1] = (uint64_t)st->closed | ((uint64_t)st->white << 1) | ((uint64_t)st->kf << 8) | ((uint64_t)st->kb << 32);
     memcpy(k + 2, st->len, (size_t)s->C);
     memcpy(k + 2 + s->lw, st->lab, (size_t)s->C);
 }
@@ -344,6 +347,7 @@ static int step(Run *run, Table *cur, Table *nxt, int r) {
                 st2.len[c] = (q >> c & 1u) ? (uint8_t)(n < s->L ? n + 1 : s->L) : 0;
             }
             st2.seen = s->nbl ? ((st.seen | q) & s->seen_mask) : 0;
+            st2.white = st.white || q;
             if (s->connected && !st.closed) {
                 if (link_row(C, st.lab, q, st2.lab)) {
                     /* fine only when the one group ends and nothing white follows */
@@ -370,7 +374,7 @@ static int finish(Run *run, Table *t, u128 *total) {
         unpack(s, t->keys + i * t->nw, &st);
         uint64_t row, above, must, ta, td;
         derive(s, &st, &row, &above, &must);
-        if (must || (s->nbl && st.seen != s->seen_mask)) continue;
+        if (must || !st.white || (s->nbl && st.seen != s->seen_mask)) continue;
         if (s->connected && distinct_labels(s->C, st.lab) + st.closed > 1) continue;
         if (!numbers(s, s->R - 1, row, above, 0, &ta, &td)) continue;
         if (s->clues) {
@@ -406,6 +410,7 @@ static int join(Run *run, Table *t, u128 *total) {
         for (int j = 0; j < nmid; j++) {
             if (tick(run)) return 1;
             uint64_t mid = odd ? s->pats[h][j] : 0;
+            if (!st.white && !mid) continue;
             if (s->nbl && ((st.seen | fseen | mid) & s->seen_mask) != s->seen_mask) continue;
             int ok = 1;
             for (int c = 0; c < C && ok; c++) {

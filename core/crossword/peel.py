@@ -24,7 +24,9 @@ one side of what is left:
   palindromic sides (a quarter turn and a mirror make all eight maps).
 
 Each state also keeps which columns had a white square (no all-black line: row k is
-complete once layer k is placed, and equals a column by symmetry) and the connectivity
+complete once layer k is placed, and equals a column by symmetry; without that rule, 1
+once any square was white: every grid has a white square, the all-black grid has no
+words and is not a crossword) and the connectivity
 labels of the squares bordering what is left (both arms of the L, all four sides of the
 ring), computed from coordinates; a white group that no longer borders what is left is
 closed, which is fine only for the one and only group.
@@ -216,7 +218,7 @@ class PeelCounter:
                         out[got] = out.get(got, 0) + v
             layer = out
             self.max_states = max(self.max_states, len(layer))
-        return sum(layer.values())
+        return sum(v for state, v in layer.items() if state[1] or self.nbl)
 
     def children(self, prefix: Sequence[int]) -> list[int]:
         """The patterns layer ``len(prefix)`` may take ([] past the last layer)."""
@@ -251,7 +253,7 @@ class PeelCounter:
                 if not run_ok(runs[i], L, ok):
                     return None
                 new_runs.append(0)
-        new_seen = 0
+        new_seen = 0 if self.nbl else int(bool(seen or x))  # the columns, or "a white square yet"
         if self.nbl:
             row_white = x or (seen & 1) or (self.ring and seen >> (w - 1) & 1)
             if not row_white:

@@ -17,7 +17,9 @@ class Rules:
     """``min_word``: every word has at least this many squares (2 or less: no limit beyond
     the two squares that make a word); ``checked``: every white square is in an Across and
     a Down word; ``no_black_lines``: no row or column is entirely black; ``connected``: the
-    white squares form one group (side to side)."""
+    white squares form one group (side to side).  Always, whatever the switches: a grid
+    has at least one white square (the all-black grid has no words, it is no crossword;
+    by Kleber's counts, OEIS A323838/A323839, see docs/models.md)."""
 
     min_word: int = 3
     checked: bool = True
@@ -56,6 +58,8 @@ class Rules:
 def violation(grid: Grid, rules: Rules) -> str | None:
     """The first rule ``grid`` breaks, as a sentence with 1-based squares, or None."""
     R, C = grid.rows, grid.cols
+    if all(grid.black):
+        return "the grid has no white square"
     for r in range(R):
         for c in range(C):
             if grid.is_black(r, c):

@@ -364,8 +364,11 @@ class _State:
         return not self.line_bounds or self.across_left[self.k] >= self.R - (p + self.C - 1) // self.C
 
     def is_solution(self) -> bool:
-        """At p == n: every clue used and the white squares connected."""
+        """At p == n: every clue used, a white square (the all-black grid has no words, it
+        is not a crossword) and the white squares connected."""
         if self.nclues >= 0 and self.k != self.nclues:
+            return False
+        if sum(self.rb) == self.n:
             return False
         if self.connected:
             color, C, R = self.color, self.C, self.R

@@ -13,7 +13,9 @@ built one row at a time, and the rows built so far are summed up in a **state**:
   length L, as L masks (``levels[i]``: the columns whose run has more than i squares) —
   so the state knows the last row, which of its squares have white above, and which
   runs must go on;
-* ``seen``: the columns that have had a white square (no all-black column);
+* ``seen``: the columns that have had a white square (no all-black column); without
+  ``no_black_lines``, 1 once any square was white: every grid has a white square (the
+  all-black grid has no words, it is not a crossword);
 * ``labels``: which white squares of the last row are joined by the rows above (the
   connectivity of the frontier), and ``closed``: the white squares ended for good;
 * the number of clues used so far, kept apart as a dictionary ``clue position -> grids``.
@@ -281,7 +283,7 @@ class TransferCounter:
         split for good."""
         levels, seen, labels, closed = g
         levels2 = (row,) + tuple(row & m for m in levels[:-1])
-        seen2 = seen | row if self.nbl else 0
+        seen2 = seen | row if self.nbl else int(bool(seen or row))
         if not self.connected:
             return levels2, seen2, None, False
         if closed:
@@ -370,7 +372,7 @@ class TransferCounter:
         total = 0
         for (levels, seen, labels, closed), ks in layer.items():
             row, above, must = self.derive(levels)
-            if must or (self.nbl and seen != self.full):
+            if must or not seen or (self.nbl and seen != self.full):
                 continue
             if self.connected and len(set(labels) - {0}) + closed > 1:
                 continue
@@ -395,7 +397,7 @@ class TransferCounter:
         for (levels, seen, labels, _), ks in layer.items():
             row, above, _must = self.derive(levels)
             mrow = f(row)
-            if self.nbl and seen | f(seen) != self.full:
+            if not seen or (self.nbl and seen | f(seen) != self.full):
                 continue
             runs = self.lengths(levels)
             mruns = self._mirror(runs)
@@ -419,7 +421,7 @@ class TransferCounter:
             runs = self.lengths(levels)
             mrow, mruns = f(row), self._mirror(runs)
             for mid in self.candidates(h, 0):
-                if self.nbl and seen | f(seen) | mid != self.full:
+                if not (seen or mid) or (self.nbl and seen | f(seen) | mid != self.full):
                     continue
                 if not all(run_ok(a + 1 + b, self.L, self.checked) if mid >> c & 1 else
                            run_ok(a, self.L, self.checked) and run_ok(b, self.L, self.checked)

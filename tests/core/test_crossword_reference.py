@@ -90,6 +90,8 @@ def brute_force(R, C, kind):
     settings = list(product((2, 3), (False, True), (False, True), (False, True)))
     out = {s: Counter() for s in settings}
     for black in symmetric_grids(R, C, kind):
+        if all(black):
+            continue  # no white square: no words, not a crossword (in no rule setting)
         clues, first, two, unchecked, line, disc = features(black, R, C)
         for s in settings:
             mw, checked, connected, nbl = s
