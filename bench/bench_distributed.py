@@ -7,22 +7,25 @@
 
 1. the baseline: ``solve --workers 1`` (a local pool of one, SQLite), the run's seconds
    from the start of planning to the end;
-2. the same run on two worker processes, default flags: the local pool (``solve
+2. the machine's ceiling: the baseline run twice at the same time, each in a session of
+   its own — what two processes lose to each other here (a memory-bound search on this
+   machine's shared caches and memory) caps any speed-up, whatever the scheduling;
+3. the same run on two worker processes, default flags: the local pool (``solve
    --workers 2``) and Celery (two ``tilecensus worker --concurrency 1`` processes on
    PostgreSQL + Redis, ``submit --wait``); speed-up = baseline / run, printed beside the
    targets (local 1.9, Celery 1.8), with the subproblems, the messages they went in, and
    the serial planning (load, method, trial: from the run's start to its first message);
-3. CPU seconds (load-proof where wall times are not): each local command's process tree,
+4. CPU seconds (load-proof where wall times are not): each local command's process tree,
    and the Celery workers' process trees over a run;
    the CPU of the waiting ``submit --wait`` process, from ``/proc/PID/stat`` between the
    moment it printed the submitted run and the moment the ledger marked the run finished,
    as a share of one core (target < 2%), and the same to its exit (the final summary's
    queries, a fixed 20-40 ms, included);
-4. solutions persisted per second by an enumeration run, into SQLite and PostgreSQL.
+5. solutions persisted per second by an enumeration run, into SQLite and PostgreSQL.
 
-``--repeat N`` runs each of 1 and 2 N times and keeps the fastest run (the waiting CPU:
-the highest), for a machine that other work shares.  Each command runs in a session of
-its own, as from a shell.  Linux's autogroup scheduler shares a busy machine's CPU
+``--repeat N`` runs the baseline, the side-by-side pair and the local pool N times, in
+turn, and keeps the fastest of each (the waiting CPU: the highest), for a machine that
+other work shares.  Each command runs in a session of its own, as from a shell.  Linux's autogroup scheduler shares a busy machine's CPU
 between sessions, not processes, so under load a local pool of two gets no more CPU than
 one process (its wall speed-up reads about 1x), while each Celery worker — a session of
 its own — gets a share: only on a quiet machine do the wall ratios test the targets; the
@@ -96,9 +99,14 @@ def env_for(db: str, broker: str | None = None) -> dict:
     return env
 
 
-def fastest(run, repeat: int) -> dict:
-    """The fastest of ``repeat`` runs (by the run's own seconds)."""
-    return min((run() for _ in range(repeat)), key=lambda r: r["seconds"])
+def side_by_side(problem: str, copies: int, tmp: Path) -> list[dict]:
+    """The baseline run (``solve --workers 1``) ``copies`` times at once, each in a session
+    and ledger of its own: their run seconds."""
+    procs = [subprocess.Popen([sys.executable, "-m", "scheduler", "solve", problem, "--workers", "1", "--json",
+                               "--no-progress"], cwd=ROOT, env=env_for(f"sqlite:///{tmp / f'pair{i}.sqlite'}"),
+                              stdout=subprocess.PIPE, text=True, start_new_session=True)
+             for i in range(copies)]
+    return [json.loads(p.communicate()[0].strip().splitlines()[-1]) for p in procs]
 
 
 def cpu_seconds(pid: int) -> float:
@@ -245,15 +253,25 @@ def main() -> None:
                      "load": os.getloadavg()}
 
     tmp = Path(tempfile.mkdtemp(prefix="tc-bench-"))
-    base = fastest(lambda: tc("solve", args.problem, "--workers", "1", env=env_for(f"sqlite:///{tmp / 'base.sqlite'}")),
-                   args.repeat)
+    bases, locals_, pairs = [], [], []
+    for _ in range(args.repeat):  # in turn, so that a machine whose speed drifts affects each alike
+        bases.append(tc("solve", args.problem, "--workers", "1", env=env_for(f"sqlite:///{tmp / 'base.sqlite'}")))
+        locals_.append(tc("solve", args.problem, "--workers", str(args.workers), *args.flags,
+                          env=env_for(f"sqlite:///{tmp / 'local.sqlite'}")))
+        pairs.append(side_by_side(args.problem, args.workers, tmp))
+    base = min(bases, key=lambda r: r["seconds"])
     baseline = base["seconds"]
     results["baseline"] = base
     print(f"baseline (solve --workers 1): {base['solutions']} solutions in {baseline:.2f} s "
           f"({base['subproblems']} subproblems)")
+    # the machine's own ceiling: the baseline run, once in each of `workers` sessions at
+    # the same time — what they lose to each other (memory, caches) no scheduling recovers
+    slowdown = min(sum(r["seconds"] for r in pair) / len(pair) for pair in pairs) / baseline
+    results["side_by_side"] = {"runs": pairs, "slowdown": slowdown, "ceiling": args.workers / slowdown}
+    print(f"the baseline run {args.workers} times side by side: each {slowdown:.2f}x as long as alone, so "
+          f"{args.workers} processes can reach at most {args.workers / slowdown:.2f}x on this machine now")
 
-    local = fastest(lambda: tc("solve", args.problem, "--workers", str(args.workers), *args.flags,
-                               env=env_for(f"sqlite:///{tmp / 'local.sqlite'}")), args.repeat)
+    local = min(locals_, key=lambda r: r["seconds"])
     if local["solutions"] != base["solutions"]:
         raise SystemExit(f"local run counted {local['solutions']}, the baseline {base['solutions']}")
     results["local"] = {**local, "speedup": baseline / local["seconds"]}

@@ -100,8 +100,9 @@ typedef uint64_t u64;
 enum { ST_DONE = 0, ST_BUDGET = 1, ST_LIMIT = 2 };
 enum { CHECK_ISOLATED = 1, CHECK_DEAD = 2 };
 
-/* Set by request_stop(), cleared by clear_stop(): a running search stops at its next
- * deadline check as if its budget had run out (it hands back its frontier). */
+/* Set by request_stop(), cleared by clear_stop(): a running search under a time budget
+ * stops at its next deadline check as if its budget had run out (it hands back its
+ * frontier); one without a time budget (a verification's count) runs on. */
 static volatile int stop_requested = 0;
 
 /* Bits set in x (SWAR: baseline x86-64 has no popcount instruction, and the builtin
@@ -595,7 +596,7 @@ static int record_siblings(Search *s) {
  * (heard once in INTERRUPT_EVERY nodes; bitboard_solve then raises). */
 static inline int out_of_budget(Search *s) {
     if (s->node_budget >= 0 && s->nodes >= (u64)s->node_budget) return 1;
-    if ((s->nodes & 1023) == 0 && (stop_requested || (s->deadline >= 0 && now_seconds() >= s->deadline)))
+    if ((s->nodes & 1023) == 0 && s->deadline >= 0 && (stop_requested || now_seconds() >= s->deadline))
         return 1;
     return (s->nodes & (INTERRUPT_EVERY - 1)) == 0 && interrupt_check(&s->interrupt);
 }

@@ -99,8 +99,9 @@ _MOST_NEIGHBOURS = 8
 
 
 def request_stop() -> None:
-    """Make running (and later) bitboard searches in this process stop as if their
-    budget ran out, handing back their frontier, until :func:`clear_stop`."""
+    """Make running (and later) bitboard searches under a time budget in this process stop
+    as if their budget ran out, handing back their frontier, until :func:`clear_stop`
+    (see :mod:`core.handoff`)."""
     _bitboard.request_stop()
 
 
