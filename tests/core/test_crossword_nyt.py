@@ -40,8 +40,8 @@ TRANSFER_TOO = {"nyt-2011-12-25-sunday-23x23-left-right.txt", "nyt-2014-07-16-we
                 "nyt-2015-06-19-friday-15x15-left-right.txt"}
 #: ten seconds or more of search each (tens of millions of nodes)
 SLOW = {"nyt-2011-12-25-sunday-23x23-left-right.txt"}
-#: no symmetry: from the clue string alone the search does not end within an hour (see
-#: docs/models.md); with its numbered squares (the JSON's gridnums) these many grids fit
+#: no symmetry: from the clue string alone neither the search (40 minutes) nor the transfer
+#: ends (see docs/models.md); with its numbered squares (the JSON's gridnums) these many fit
 FROM_NUMBERS = {"nyt-2017-02-16-thursday-15x15-asymmetric.txt": 320}
 COUNTED = [p for p in FIXTURES if p.name in COUNTS]
 
