@@ -125,6 +125,25 @@ def test_a_search_kept_after_its_trial_hands_its_count_to_the_planner():
     assert choice.trial is not None and choice.trial.complete and choice.trial.count == 5
 
 
+def test_a_search_whose_forecast_undershot_goes_on_to_the_transfer():
+    """NYT Sunday 2011-12-25 (23x23, left-right): the search's 50 ms trial covers 98% of
+    its tree's weight, yet the search takes 10 s or more (43,648 grids to list); carried
+    on for its second and still unfinished, it yields to the transfer, which counts them."""
+    from pathlib import Path
+
+    from core.crossword import CrosswordProblem
+    from core.crossword.parse import from_grid_text
+
+    path = Path(__file__).parent / "data" / "crossword" / "nyt" / "nyt-2011-12-25-sunday-23x23-left-right.txt"
+    pz = from_grid_text(path.read_text(encoding="utf-8"), path.name)
+    text = (f'kind = "crossword"\nrows = {pz.rows}\ncols = {pz.cols}\nsymmetry = "{pz.symmetry}"\n'
+            f'clues = "{pz.clues}"\n')
+    choice = choose_method(CrosswordProblem({"kind": "crossword", "format": "toml", "source_name": "t.toml",
+                                             "text": text}), AUTO, whole_count=True)
+    assert choice.method is Method.LEVELS, choice.reason
+    assert choice.trial is not None and choice.trial.complete and choice.trial.count == 43_648
+
+
 def test_listing_never_goes_to_the_transfer():
     choice = choose_method(load("crossword-all-9x9-rotational"), AUTO, whole_count=False)
     assert choice.method is Method.SEARCH
