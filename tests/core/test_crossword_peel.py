@@ -105,24 +105,38 @@ def test_a_small_count_stays_with_the_search():
     assert choice.method is Method.SEARCH and choice.trial is not None and choice.trial.count == 104
 
 
-def test_a_search_kept_after_its_trial_hands_its_count_to_the_planner():
-    """A rebuild from a clue string whose search the 50 ms trial forecasts far too long
-    (NYT Sunday 1976-01-04): the search is carried on from the trial and its count handed
-    on as the choice's trial, so the planner does not search it again; the transfer
-    (which takes this one a minute) is not chosen."""
+def _nyt_rebuild_choice(name: str):
+    """The method choice of a whole count of an NYT fixture's clue string (no start)."""
     from pathlib import Path
 
     from core.crossword import CrosswordProblem
     from core.crossword.parse import from_grid_text
 
-    path = Path(__file__).parent / "data" / "crossword" / "nyt" / "nyt-1976-01-04-sunday-21x21.txt"
+    path = Path(__file__).parent / "data" / "crossword" / "nyt" / name
     pz = from_grid_text(path.read_text(encoding="utf-8"), path.name)
     text = (f'kind = "crossword"\nrows = {pz.rows}\ncols = {pz.cols}\nsymmetry = "{pz.symmetry}"\n'
             f'clues = "{pz.clues}"\n')
-    choice = choose_method(CrosswordProblem({"kind": "crossword", "format": "toml", "source_name": "t.toml",
-                                             "text": text}), AUTO, whole_count=True)
+    return choose_method(CrosswordProblem({"kind": "crossword", "format": "toml", "source_name": "t.toml",
+                                           "text": text}), AUTO, whole_count=True)
+
+
+def test_a_search_kept_after_its_trial_hands_its_count_to_the_planner():
+    """A rebuild from a clue string whose search the 50 ms trial forecasts far too long
+    (NYT Sunday 1976-01-04): the search is carried on from the trial and its count handed
+    on as the choice's trial, so the planner does not search it again; the transfer
+    (which takes this one a minute) is not chosen."""
+    choice = _nyt_rebuild_choice("nyt-1976-01-04-sunday-21x21.txt")
     assert choice.method is Method.SEARCH, choice.reason
     assert choice.trial is not None and choice.trial.complete and choice.trial.count == 5
+
+
+def test_a_search_whose_forecast_undershot_goes_on_to_the_transfer():
+    """NYT Sunday 2011-12-25 (23x23, left-right): the search's 50 ms trial covers 98% of
+    its tree's weight, yet the search takes 10 s or more (43,648 grids to list); carried
+    on for its second and still unfinished, it yields to the transfer, which counts them."""
+    choice = _nyt_rebuild_choice("nyt-2011-12-25-sunday-23x23-left-right.txt")
+    assert choice.method is Method.LEVELS, choice.reason
+    assert choice.trial is not None and choice.trial.complete and choice.trial.count == 43_648
 
 
 def test_listing_never_goes_to_the_transfer():
