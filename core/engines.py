@@ -241,6 +241,9 @@ STATE_TRIES = 64
 STATE_SEARCH_NODES = 200_000
 #: the bitboard's race stops at this many times the search's time (it has lost by then)
 RACE_LIMIT = 2.0
+#: the bitboard is chosen only where it counts the race's states this many times faster
+#: than the search (below, the search: carried on from its trial, it starts ahead)
+BITBOARD_MARGIN = 1.25
 #: a level count tried on one unit of the count gives up past this much work (about two
 #: minutes); its memory cap is the kernel's memo cap
 LEVELS_MAX_TRANSITIONS = 1_500_000_000
@@ -294,7 +297,9 @@ def choose_method(problem: Searchable, options: SolverOptions, *, whole_count: b
     4. The two searches race where the tree is bigger and the cover allows the bitboard:
        each counts the same few states (partial covers with a subtree of a few thousand
        nodes, found by carrying the search's trial on: :func:`_race_states`, so the
-       search's side of the race is part of the count); the faster is the search.
+       search's side of the race is part of the count); the bitboard is chosen where it is
+       :data:`BITBOARD_MARGIN` times faster, else the search (a near tie stays with the search,
+       whose trial goes on as the run's first subproblem).
 
     Racing on small states alone was tried and dropped: levels merge more states the
     bigger the subtree, so on small ones they looked no better than the bitboard
@@ -357,7 +362,9 @@ def choose_method(problem: Searchable, options: SolverOptions, *, whole_count: b
     limit = RACE_LIMIT * search_seconds + 0.01
     bitboard = _kernel(ec, problem.search_hints(), replace(options, method=Method.BITBOARD))
     times[Method.BITBOARD] = _race_time(bitboard, states, limit)
-    method = min(times, key=times.get)
+    # a near tie stays with the search: its trial goes on as the run's first subproblem, where
+    # the bitboard is built and tried anew (the pentacube box flipped between the two run by run)
+    method = Method.BITBOARD if times[Method.BITBOARD] * BITBOARD_MARGIN < times[Method.SEARCH] else Method.SEARCH
     timing = ", ".join(f"{m} {1000 * t:.1f} ms" if t != float("inf") else f"{m} past {1000 * limit:.1f} ms"
                        for m, t in sorted(times.items(), key=lambda mt: mt[1]))
     chosen = replace(options, method=method)
