@@ -68,14 +68,19 @@ def run_transfer(pz: Puzzle) -> tuple[int, str]:
     return tc.count(), f"states {tc.max_states:>11,}"
 
 
+def timed_best(run, repeat: int, clock=time.perf_counter):
+    """``run()``'s result and its best time over ``repeat`` calls on ``clock``."""
+    best, got = float("inf"), None
+    for _ in range(repeat):
+        t = clock()
+        got = run()
+        best = min(best, clock() - t)
+    return got, best
+
+
 def timed(run, pz: Puzzle, repeat: int) -> tuple[int, str, float]:
     """The count, the size column and the best time of ``repeat`` runs."""
-    best = None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        count, size = run(pz)
-        dt = time.perf_counter() - t
-        best = dt if best is None else min(best, dt)
+    (count, size), best = timed_best(lambda: run(pz), repeat)
     return count, size, best
 
 
@@ -136,25 +141,17 @@ def bench_counting(repeat: int, square_only: bool = False) -> None:
 
 
 def bench_rows(repeat: int, c_count) -> None:
-    """The row-by-row kinds: C against Python, wall seconds."""
+    """The row-by-row kinds: C against Python, wall seconds (Python once past 3 s)."""
     print(f"{'case':34s} {'count':>14s} {'C s':>9s} {'Python s':>9s} {'ratio':>7s}", flush=True)
     for name, make, expected in COUNTING_CASES:
         pz = make()
-        c_best = py_best = None
-        got = None
-        for i in range(repeat):
-            t = time.perf_counter()
-            got = c_count(pz)
-            dt = time.perf_counter() - t
-            c_best = dt if c_best is None else min(c_best, dt)
-            t = time.perf_counter()
-            ref = TransferCounter(pz).count()
-            dt = time.perf_counter() - t
-            py_best = dt if py_best is None else min(py_best, dt)
-            if got != ref or (expected is not None and got != expected):
-                raise SystemExit(f"{name}: C {got}, Python {ref}, expected {expected}")
-            if py_best > 3:
-                break
+        got, c_best = timed_best(lambda: c_count(pz), repeat)
+        ref, py_best = timed_best(lambda: TransferCounter(pz).count(), 1)
+        if py_best <= 3 and repeat > 1:
+            ref, again = timed_best(lambda: TransferCounter(pz).count(), repeat - 1)
+            py_best = min(py_best, again)
+        if got != ref or (expected is not None and got != expected):
+            raise SystemExit(f"{name}: C {got}, Python {ref}, expected {expected}")
         print(f"{name:34s} {got:>14,} {c_best:9.3f} {py_best:9.3f} {py_best / c_best:6.1f}x", flush=True)
 
 
@@ -165,12 +162,7 @@ def bench_square_kinds(repeat: int, c_count) -> None:
     print("the square kinds, layer by layer: CPU seconds (best of the repeats for C, one run for Python)", flush=True)
     for name, make, python in SQUARE_CASES:
         pz = make()
-        c_best = None
-        for i in range(repeat):
-            t = time.process_time()
-            got = c_count(pz)
-            dt = time.process_time() - t
-            c_best = dt if c_best is None else min(c_best, dt)
+        got, c_best = timed_best(lambda: c_count(pz), repeat, time.process_time)
         if not python:
             print(f"{name:34s} {got:>20,} {c_best:9.3f} {'-':>9s}", flush=True)
             continue

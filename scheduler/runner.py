@@ -423,7 +423,7 @@ def execute_batch(ledger: Ledger, run_id: int, sub_ids: Sequence[int], executor:
                                                                  verifications=run.sampling is not None):
         close_run(ledger, run_id)  # the message held the run's last open subproblems
     elif _requests(executor) is not None and run.mode is not Mode.FIRST:
-        _ask_for_work(ledger, executor, run, owner)
+        _wait_for_work(ledger, executor, run, owner)
     return [results.happened.get(sub_id, "skipped") for sub_id in sub_ids]
 
 
@@ -431,7 +431,7 @@ def _requests(executor: CeleryExecutor | None) -> WorkRequests | None:
     return None if executor is None else executor.requests
 
 
-def _ask_for_work(ledger: Ledger, executor: CeleryExecutor, run: RunBrief, owner: str) -> str:
+def _wait_for_work(ledger: Ledger, executor: CeleryExecutor, run: RunBrief, owner: str) -> str:
     """Work stealing once a message is done (:mod:`scheduler.work_requests`): while the
     run's queue is empty and another worker searches, ask for part of its subproblem."""
     queue = run.options.queue_name

@@ -53,7 +53,7 @@ class WorkRequests:
     @classmethod
     def for_broker(cls, url: str) -> "WorkRequests | None":
         """Requests over the broker's Redis; None for another broker."""
-        if not url.split("://", 1)[0].split("+", 1)[0] in ("redis", "rediss"):
+        if url.split("://", 1)[0].split("+", 1)[0] not in ("redis", "rediss"):
             return None
         import redis
 
