@@ -188,8 +188,9 @@ class _LocalRun:
         search stops within some milliseconds, see :mod:`core.handoff`) rather than at
         the end of their budget.  One request at a time (the next once a result came), and
         none for a task younger than :data:`HANDOFF_AFTER`: its frontier would be
-        crumbs."""
-        if self.asked or len(self.in_flight) >= self.workers:
+        crumbs.  Not in a run that verifies a sample: its subproblems stay as planned, so
+        that the same ``--verify-seed`` samples the same ones every time."""
+        if self.asked or self.sampling is not None or len(self.in_flight) >= self.workers:
             return
         now = time.monotonic()
         if not any(isinstance(item, Task) and now - self.submitted[fut] >= HANDOFF_AFTER
@@ -417,18 +418,20 @@ def execute_batch(ledger: Ledger, run_id: int, sub_ids: Sequence[int], executor:
                               weights=[t.weight for t in rest], rate=results.rate, target=limit)
             results.happened.update((t.sub_id, "handed back") for t in rest)
             break
-        results.add(_solve(ledger, _solver_of(ledger, run), task, run, _requests(executor)))
+        results.add(_solve(ledger, _solver_of(ledger, run), task, run, _requests(executor, run)))
     results.flush()
     if "recorded" in results.happened.values() and not has_open(ledger, run_id,
                                                                  verifications=run.sampling is not None):
         close_run(ledger, run_id)  # the message held the run's last open subproblems
-    elif _requests(executor) is not None and run.mode is not Mode.FIRST:
+    elif _requests(executor, run) is not None and run.mode is not Mode.FIRST:
         _wait_for_work(ledger, executor, run, owner)
     return [results.happened.get(sub_id, "skipped") for sub_id in sub_ids]
 
 
-def _requests(executor: CeleryExecutor | None) -> WorkRequests | None:
-    return None if executor is None else executor.requests
+def _requests(executor: CeleryExecutor | None, run: RunBrief) -> WorkRequests | None:
+    """The requests for work of a run: none without Redis, and none in a run that verifies
+    a sample (its subproblems stay as planned: the same seed samples the same ones)."""
+    return None if executor is None or run.sampling is not None else executor.requests
 
 
 def _wait_for_work(ledger: Ledger, executor: CeleryExecutor, run: RunBrief, owner: str) -> str:
@@ -493,7 +496,7 @@ def execute_one(ledger: Ledger, sub_id: int, executor: CeleryExecutor | None) ->
     if leased is None:
         return "skipped"
     task, run = leased
-    outcome = _solve(ledger, _solver_of(ledger, run), task, run, _requests(executor))
+    outcome = _solve(ledger, _solver_of(ledger, run), task, run, _requests(executor, run))
     (children,) = record_results(ledger, [outcome], queued=True, sampling=run.sampling)
     if children is None:
         return "duplicate"
