@@ -18,6 +18,7 @@ import multiprocessing
 import os
 import signal
 import time
+from contextlib import nullcontext
 from fractions import Fraction
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Any, Callable, Sequence
@@ -365,6 +366,8 @@ class CeleryExecutor:
         messages = pack(sub_ids, weights if weights is not None else [0] * len(sub_ids),
                         rate if weights is not None else None, target)
         self._send(SOLVE_TASK_NAME, [[run_id, m] for m in messages], queue)
+        if self._requests:  # a worker: one of this run's may be waiting for work
+            self._requests.fed(run_id)
         return len(messages)
 
     def dispatch_verifications(self, run_id: int, sub_ids: Sequence[int], queue: str, ledger: Ledger | None = None) -> None:
@@ -399,7 +402,9 @@ def execute_batch(ledger: Ledger, run_id: int, sub_ids: Sequence[int], executor:
     (:data:`RECORD_SECONDS`).  Once :func:`scheduler.batches.message_target` seconds have
     passed (5 s, or the run's budget if shorter) the ones not started are handed back —
     unleased and sent again, packed at the rate measured here — so a message estimated too
-    light does not keep them from idle workers.  Returns what happened to each."""
+    light does not keep them from idle workers; so are they at once when another worker
+    asks for work meanwhile (:mod:`scheduler.work_requests`).  Returns what happened to
+    each."""
     with ledger.engine.connect() as conn:
         run = run_brief(conn, run_id)
     if run is None:  # finished, cancelled or failed meanwhile: nothing to do
@@ -407,23 +412,25 @@ def execute_batch(ledger: Ledger, run_id: int, sub_ids: Sequence[int], executor:
     owner = f"celery:{worker_name()}"
     tasks = lease_many(ledger, sub_ids, owner, run.options.lease_seconds())
     results = _Results(ledger, run, executor)
+    requests = _requests(executor, run)
     limit = message_target(run.options.task_seconds)
     started = clock()
-    for i, task in enumerate(tasks):
-        if i and executor is not None and clock() - started >= limit:
-            rest = tasks[i:]
-            results.flush()
-            unlease(ledger, [t.sub_id for t in rest], owner)
-            executor.dispatch(run_id, [t.sub_id for t in rest], run.options.queue_name, ledger,
-                              weights=[t.weight for t in rest], rate=results.rate, target=limit)
-            results.happened.update((t.sub_id, "handed back") for t in rest)
-            break
-        results.add(_solve(ledger, _solver_of(ledger, run), task, run, _requests(executor, run)))
-    results.flush()
+    with requests.serving(run_id) if requests is not None else nullcontext():
+        for i, task in enumerate(tasks):
+            if i and executor is not None and (clock() - started >= limit or (requests is not None and requests.asked())):
+                rest = tasks[i:]
+                results.flush()
+                unlease(ledger, [t.sub_id for t in rest], owner)
+                executor.dispatch(run_id, [t.sub_id for t in rest], run.options.queue_name, ledger,
+                                  weights=[t.weight for t in rest], rate=results.rate, target=limit)
+                results.happened.update((t.sub_id, "handed back") for t in rest)
+                break
+            results.add(_solve(ledger, _solver_of(ledger, run), task, run, requests))
+        results.flush()
     if "recorded" in results.happened.values() and not has_open(ledger, run_id,
                                                                  verifications=run.sampling is not None):
         close_run(ledger, run_id)  # the message held the run's last open subproblems
-    elif _requests(executor, run) is not None and run.mode is not Mode.FIRST:
+    elif requests is not None and run.mode is not Mode.FIRST:
         _wait_for_work(ledger, executor, run, owner)
     return [results.happened.get(sub_id, "skipped") for sub_id in sub_ids]
 

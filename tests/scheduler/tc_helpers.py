@@ -1,4 +1,5 @@
-"""Small problems and ledger helpers for the scheduler tests."""
+"""Small problems and ledger helpers for the scheduler and worker tests: planned runs,
+subproblem states, and a Celery executor that keeps its messages instead of sending them."""
 from __future__ import annotations
 
 from fractions import Fraction
@@ -10,6 +11,7 @@ from scheduler.ledger import create_run
 from scheduler.models import Subproblem
 from scheduler.planning import plan
 from scheduler.run_options import ExecutorKind, Mode, RunOptions
+from scheduler.runner import CeleryExecutor
 from scheduler.work import build_solver
 
 
@@ -40,3 +42,22 @@ def states(ledger, run_id: int) -> dict[str, int]:
         for (state,) in session.execute(select(Subproblem.state).where(Subproblem.run_id == run_id)):
             out[state] = out.get(state, 0) + 1
         return out
+
+
+class SentMessages(CeleryExecutor):
+    """The real executor (stamping, packing) with its messages kept here, not sent."""
+
+    def __init__(self):
+        super().__init__("redis://127.0.0.1:1/0")  # never connected
+        self.sent: list[tuple[str, list]] = []
+        self._requests = None  # no requests for work (tests/worker/test_work_requests.py has them)
+
+    def _send(self, name, messages, queue):
+        self.sent.extend((name, list(args)) for args in messages)
+
+
+def sub_ids(ledger, run_id: int, **where) -> list[int]:
+    with ledger.session() as s:
+        q = select(Subproblem.id).where(Subproblem.run_id == run_id,
+                                        *(getattr(Subproblem, k) == v for k, v in where.items()))
+        return list(s.scalars(q.order_by(Subproblem.id)))

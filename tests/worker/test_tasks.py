@@ -7,32 +7,13 @@ from itertools import count
 
 from sqlalchemy import select
 
-from tc_helpers import make_run, states
+from tc_helpers import SentMessages, make_run, states, sub_ids
 from scheduler import ledger as L
 from scheduler.batches import MESSAGE_SECONDS, MOST_PER_MESSAGE
 from scheduler.celery_config import SOLVE_TASK_NAME, VISIBILITY_TIMEOUT
 from scheduler.db import open_ledger
 from scheduler.models import Subproblem
-from scheduler.runner import CeleryExecutor, execute_batch, execute_one
-
-
-class SentMessages(CeleryExecutor):
-    """The real executor (stamping, packing) with its messages kept here, not sent."""
-
-    def __init__(self):
-        super().__init__("redis://127.0.0.1:1/0")  # never connected
-        self.sent: list[tuple[str, list]] = []
-        self._requests = None  # no requests for work (tests/worker/test_work_requests.py has them)
-
-    def _send(self, name, messages, queue):
-        self.sent.extend((name, list(args)) for args in messages)
-
-
-def sub_ids(ledger, run_id: int, **where) -> list[int]:
-    with ledger.session() as s:
-        q = select(Subproblem.id).where(Subproblem.run_id == run_id,
-                                        *(getattr(Subproblem, k) == v for k, v in where.items()))
-        return list(s.scalars(q.order_by(Subproblem.id)))
+from scheduler.runner import execute_batch, execute_one
 
 
 def test_app_settings_for_long_batch_work():

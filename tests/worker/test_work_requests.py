@@ -1,6 +1,7 @@
 """Work stealing between Celery workers over Redis (scheduler/work_requests.py), with the
-real Redis: a waiting worker's token stops another process's search with its frontier;
-the waiting ends when a message is queued or nobody searches, and leaves no token."""
+real Redis: a waiting worker's token stops another process's search with its frontier and
+sends the rest of its message back to the queue; the waiting ends when a message is
+queued or nobody searches, and leaves no token; a sender wakes the waiting."""
 from __future__ import annotations
 
 import threading
@@ -8,14 +9,31 @@ import time
 
 import redis
 
+from tc_helpers import SentMessages, make_run, sub_ids
 from core.kernel import KernelSolver
 from core.library import load
 from core.search import SolveRequest
-from scheduler.work_requests import WorkRequests, token_key
+from scheduler import ledger as L
+from scheduler.celery_config import SOLVE_TASK_NAME
+from scheduler.db import open_ledger
+from scheduler.runner import execute_batch
+from scheduler.work_requests import WorkRequests, fed_key, token_key
 
 
 def _requests(url: str) -> WorkRequests:
     return WorkRequests(redis.Redis.from_url(url))
+
+
+class _Asking(SentMessages):
+    """Messages kept here, requests for work over the real Redis, a queue never empty
+    (the message's end does not wait for work)."""
+
+    def __init__(self, url: str):
+        super().__init__()
+        self._requests = _requests(url)
+
+    def queue_size(self, queue: str) -> int:
+        return 1
 
 
 def test_a_token_stops_the_search_with_its_frontier(broker_url):
@@ -64,3 +82,31 @@ def test_waiting_ends_when_a_message_is_queued_and_takes_its_token_back(broker_u
 def test_no_requests_without_a_redis_broker():
     assert WorkRequests.for_broker("amqp://guest@localhost//") is None
     assert WorkRequests.for_broker("redis://localhost:6379/0") is not None
+
+
+def test_a_message_gives_back_what_it_has_not_started_once_asked(sqlite_url, broker_url):
+    """A token taken while a message is held: the running search stops with its frontier
+    once old enough, the subproblems not started go back to the queue, and the run still
+    counts exactly."""
+    ledger = open_ledger(sqlite_url)
+    run_id = make_run(ledger, "pentomino-6x10", depth=1, executor="celery", memo=False)
+    ids = sub_ids(ledger, run_id)
+    executor = _Asking(broker_url)
+    executor.requests.redis.rpush(token_key(run_id), "idle-worker")
+    happened = execute_batch(ledger, run_id, ids, executor)
+    given = happened.index("handed back")
+    assert 1 <= given <= 3 and set(happened[given:]) == {"handed back"}
+    sent = [i for name, (run, batch) in executor.sent for i in batch if name == SOLVE_TASK_NAME and run == run_id]
+    assert set(ids[given:]) <= set(sent)
+    while pending := sub_ids(ledger, run_id, state="pending"):  # the rest, by a worker nobody asks
+        execute_batch(ledger, run_id, pending, None)
+    assert L.get_run(ledger, run_id).solutions == 9356
+
+
+def test_a_sender_wakes_the_waiting_workers(broker_url):
+    requests = _requests(broker_url)
+    run_id = 555_000_000 + int(time.time() * 1000) % 1_000_000
+    requests.fed(run_id)
+    assert requests.redis.llen(fed_key(run_id)) == 1
+    requests._nap(run_id)  # returns at once, taking the wake-up
+    assert requests.redis.llen(fed_key(run_id)) == 0
