@@ -38,6 +38,12 @@
  * fold 2: also reversed left to right) build the top half only: each step places row r
  * and checks the letters of row r-1 from the front of the clue string and those of its
  * mirror row from the back; the middle is joined at the end (join_even / join_odd).
+ *
+ * Pruning (unfolded kinds with a clue string, 2026-11-28): a new state whose rows below
+ * cannot carry the rest of the clue string — reach_ok(r, len, kf) is 0 in the backward
+ * reachability table of _reachable.h, built lazily over the same row patterns and givens —
+ * is dropped before it is stored: it would reach no grid, so every count is unchanged and
+ * far fewer states are made.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -47,6 +53,7 @@
 #include "../_interrupt.h"
 #include "../_search_common.h"
 #include "_state_table.h"
+#include "_reachable.h"
 
 #define MAXC 64
 
@@ -269,6 +276,8 @@ typedef struct {
     Interrupt it;
     LetterMemo memo[1 << MEMO_BITS];
     uint64_t generation;       /* one per state of a step: memo entries of other states are stale */
+    int prune;                 /* 1: drop states the reachability table proves dead */
+    Reach reach;
 } Run;
 
 static inline int tick(Run *run) {
@@ -346,6 +355,7 @@ static int step(Run *run, Table *cur, Table *nxt, int r) {
                 int n = st.len[c];
                 st2.len[c] = (q >> c & 1u) ? (uint8_t)(n < s->L ? n + 1 : s->L) : 0;
             }
+            if (run->prune && !reach_ok(&run->reach, r, st2.len, st2.kf)) continue;
             st2.seen = s->nbl ? ((st.seen | q) & s->seen_mask) : 0;
             st2.white = st.white || q;
             if (s->connected && !st.closed) {
@@ -535,8 +545,9 @@ static PyObject *run_count(PyObject *args, int profile) {
     PyObject *clues_obj, *pats_obj, *exact_obj, *need_obj;
     double seconds;
     long long max_transitions;
-    if (!PyArg_ParseTuple(args, "iiiiiiiOOOOdL", &R, &C, &L, &checked, &connected, &nbl, &fold, &clues_obj,
-                          &pats_obj, &exact_obj, &need_obj, &seconds, &max_transitions))
+    int prune = 1;
+    if (!PyArg_ParseTuple(args, "iiiiiiiOOOOdL|p", &R, &C, &L, &checked, &connected, &nbl, &fold, &clues_obj,
+                          &pats_obj, &exact_obj, &need_obj, &seconds, &max_transitions, &prune))
         return NULL;
     if (R < 1 || R > MAXC || C < 1 || C > MAXC || L < 2 || L > 255 || fold < 0 || fold > 2) {
         PyErr_SetString(PyExc_ValueError, "rows and cols must be 1..64, min word 2..255, fold 0..2");
@@ -581,6 +592,12 @@ static PyObject *run_count(PyObject *args, int profile) {
         }
     }
     s->mirror = mirror_allowed(s, rows_in);
+    run.prune = prune && !fold && s->clues;
+    if (run.prune && reach_init(&run.reach, R, C, L, checked, s->clues, s->nclues, s->pats, s->npats, s->exact,
+                                s->need)) {
+        PyErr_NoMemory();
+        goto done;
+    }
     double t0 = now_seconds();
     run.deadline = seconds >= 0 ? t0 + seconds : -1.0;
     run.max_transitions = max_transitions;
@@ -589,7 +606,7 @@ static PyObject *run_count(PyObject *args, int profile) {
     int stopped = count_all(&run, &total);
     interrupt_reacquire(&run.it);
     double elapsed = now_seconds() - t0;
-    if (run.error == -1) { PyErr_NoMemory(); goto done; }
+    if (run.error == -1 || run.reach.error) { PyErr_NoMemory(); goto done; }
     if (run.error == -2) { PyErr_SetString(PyExc_OverflowError, "the crossword count passes 2^128"); goto done; }
     if (run.error == -3) goto done; /* the signal handler's exception is set */
     PyObject *count = stopped ? (Py_INCREF(Py_None), Py_None) : u128_to_long(total);
@@ -610,6 +627,8 @@ static PyObject *run_count(PyObject *args, int profile) {
     }
     result = Py_BuildValue("(NNNd)", count, states, moves, elapsed);
 done:
+    if (getenv("XW_DEBUG")) fprintf(stderr, "reach: %lld computed, %lld stored, cap %lld\n", (long long)run.reach.computed, (long long)run.reach.n, (long long)run.reach.cap);
+    reach_free(&run.reach);
     for (int r = 0; r < rows_in; r++) free(s->pats[r]);
     return result;
 }
@@ -624,11 +643,79 @@ static PyObject *py_profile(PyObject *self, PyObject *args) {
     return run_count(args, 1);
 }
 
+/* reachable(R, C, L, checked, clues, patterns, exact, need, queries) -> [bool]: the
+ * reachability table's answers (_reachable.h) to queries [(r, len bytes, j)], so tests
+ * can compare it with core/crossword/reachable.py. */
+static PyObject *py_reachable(PyObject *self, PyObject *args) {
+    (void)self;
+    int R, C, L, checked;
+    PyObject *clues_obj, *pats_obj, *exact_obj, *need_obj, *queries;
+    if (!PyArg_ParseTuple(args, "iiiiSOOOO", &R, &C, &L, &checked, &clues_obj, &pats_obj, &exact_obj, &need_obj,
+                          &queries))
+        return NULL;
+    if (R < 1 || R > MAXC || C < 1 || C > MAXC || L < 2 || L > 255) {
+        PyErr_SetString(PyExc_ValueError, "rows and cols must be 1..64, min word 2..255");
+        return NULL;
+    }
+    if (!PyList_Check(pats_obj) || PyList_GET_SIZE(pats_obj) != R || !PyList_Check(queries)) {
+        PyErr_Format(PyExc_ValueError, "patterns must be a list of %d lists, queries a list", R);
+        return NULL;
+    }
+    int64_t exact[MAXC], tmp[MAXC];
+    uint64_t need[MAXC];
+    uint64_t *pats[MAXC + 1];
+    int npats[MAXC + 1];
+    memset(pats, 0, sizeof(pats));
+    if (read_int_list(exact_obj, R, exact, "exact") || read_int_list(need_obj, R, tmp, "need")) return NULL;
+    for (int r = 0; r < R; r++) need[r] = (uint64_t)tmp[r];
+    PyObject *out = NULL;
+    Reach t;
+    memset(&t, 0, sizeof(t));
+    for (int r = 0; r < R; r++) {
+        PyObject *lst = PyList_GET_ITEM(pats_obj, r);
+        if (!PyList_Check(lst)) { PyErr_SetString(PyExc_TypeError, "patterns of a row must be a list"); goto done; }
+        int n = (int)PyList_GET_SIZE(lst);
+        npats[r] = n;
+        pats[r] = malloc(sizeof(uint64_t) * (size_t)(n ? n : 1));
+        if (!pats[r]) { PyErr_NoMemory(); goto done; }
+        for (int j = 0; j < n; j++) {
+            pats[r][j] = PyLong_AsUnsignedLongLong(PyList_GET_ITEM(lst, j));
+            if (PyErr_Occurred()) goto done;
+        }
+    }
+    if (reach_init(&t, R, C, L, checked, PyBytes_AS_STRING(clues_obj), (int)PyBytes_GET_SIZE(clues_obj), pats,
+                   npats, exact, need)) { PyErr_NoMemory(); goto done; }
+    Py_ssize_t nq = PyList_GET_SIZE(queries);
+    out = PyList_New(nq);
+    if (!out) goto done;
+    for (Py_ssize_t i = 0; i < nq; i++) {
+        int r, j;
+        const char *len;
+        Py_ssize_t n;
+        if (!PyArg_ParseTuple(PyList_GET_ITEM(queries, i), "iy#i", &r, &len, &n, &j)) { Py_CLEAR(out); goto done; }
+        if (r < 0 || r >= R || n != C || j < 0 || j > t.nclues) {
+            PyErr_SetString(PyExc_ValueError, "a query must be (row, one byte per column, clue position)");
+            Py_CLEAR(out);
+            goto done;
+        }
+        int ok = reach_ok(&t, r, (const uint8_t *)len, j);
+        if (t.error) { PyErr_NoMemory(); Py_CLEAR(out); goto done; }
+        PyList_SET_ITEM(out, i, PyBool_FromLong(ok));
+    }
+done:
+    reach_free(&t);
+    for (int r = 0; r < R; r++) free(pats[r]);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"count", py_count, METH_VARARGS,
      "count(R, C, L, checked, connected, no_black_lines, fold, clues, patterns, exact, need, seconds, "
-     "max_transitions) -> (count or None when a budget stopped it, most states in a layer, transitions, "
-     "seconds)"},
+     "max_transitions, prune=True) -> (count or None when a budget stopped it, most states in a layer, "
+     "transitions, seconds); prune: drop states the reachability table proves dead (unfolded, with clues)"},
+    {"reachable", py_reachable, METH_VARARGS,
+     "reachable(R, C, L, checked, clues, patterns, exact, need, queries) -> [bool]: the reachability table's "
+     "answers to queries [(row, run length per column as bytes, clue position)] (see _reachable.h)"},
     {"profile", py_profile, METH_VARARGS,
      "profile(the arguments of count) -> (count or None, states after each step, transitions of each step "
      "and of the end, seconds): the sizes of the layers, e.g. to plan a split"},
