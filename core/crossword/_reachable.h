@@ -501,4 +501,62 @@ static int reach_ok(Reach *t, int r, const uint8_t *len, int j) {
     return ok;
 }
 
+#ifdef Py_PYTHON_H
+/* The rows' data of a table owned by it (see reach_from_python). */
+typedef struct {
+    uint64_t *pats[REACH_MAXC];
+    int npats[REACH_MAXC];
+    int64_t exact[REACH_MAXC];
+    uint64_t need[REACH_MAXC];
+    int R;
+} ReachRows;
+
+static void reach_rows_free(ReachRows *rows) {
+    for (int r = 0; r < rows->R; r++) free(rows->pats[r]);
+    rows->R = 0;
+}
+
+/* A table from Python's spec (min_word, checked, patterns per row, exact per row, need per
+ * row: the transfer's own per-row data) into t, its rows into rows (free both after):
+ * 0 ok, -1 with the exception set. */
+static int reach_from_python(Reach *t, ReachRows *rows, int R, int C, const char *clues, int nclues,
+                             PyObject *spec) {
+    int L, checked;
+    PyObject *pats, *exact, *need;
+    memset(rows, 0, sizeof(*rows));
+    if (R < 1 || R > REACH_MAXC || C < 1 || C > REACH_MAXC || !clues) {
+        PyErr_SetString(PyExc_ValueError, "a reachability table needs 1..64 rows and columns and a clue string");
+        return -1;
+    }
+    if (!PyArg_ParseTuple(spec, "iiO!O!O!", &L, &checked, &PyList_Type, &pats, &PyList_Type, &exact, &PyList_Type,
+                          &need))
+        return -1;
+    if (L < 2 || L > 255 || PyList_GET_SIZE(pats) != R || PyList_GET_SIZE(exact) != R || PyList_GET_SIZE(need) != R) {
+        PyErr_SetString(PyExc_ValueError, "a reachability table's spec: min word 2..255 and one entry a row");
+        return -1;
+    }
+    for (int r = 0; r < R; r++) {
+        PyObject *lst = PyList_GET_ITEM(pats, r);
+        if (!PyList_Check(lst)) { PyErr_SetString(PyExc_TypeError, "patterns of a row must be a list"); return -1; }
+        int n = (int)PyList_GET_SIZE(lst);
+        rows->pats[r] = malloc(sizeof(uint64_t) * (size_t)(n ? n : 1));
+        rows->R = r + 1;
+        if (!rows->pats[r]) { PyErr_NoMemory(); return -1; }
+        rows->npats[r] = n;
+        for (int i = 0; i < n; i++) {
+            rows->pats[r][i] = PyLong_AsUnsignedLongLong(PyList_GET_ITEM(lst, i));
+            if (PyErr_Occurred()) return -1;
+        }
+        rows->exact[r] = PyLong_AsLongLong(PyList_GET_ITEM(exact, r));
+        rows->need[r] = PyLong_AsUnsignedLongLong(PyList_GET_ITEM(need, r));
+        if (PyErr_Occurred()) return -1;
+    }
+    if (reach_init(t, R, C, L, checked, clues, nclues, rows->pats, rows->npats, rows->exact, rows->need)) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
+}
+#endif
+
 #endif

@@ -643,48 +643,21 @@ static PyObject *py_profile(PyObject *self, PyObject *args) {
     return run_count(args, 1);
 }
 
-/* reachable(R, C, L, checked, clues, patterns, exact, need, queries) -> [bool]: the
- * reachability table's answers (_reachable.h) to queries [(r, len bytes, j)], so tests
- * can compare it with core/crossword/reachable.py. */
+/* reachable(R, C, clues, (min_word, checked, patterns, exact, need), queries) -> [bool]:
+ * the reachability table's answers (_reachable.h) to queries [(r, len bytes, j)], so
+ * tests can compare it with core/crossword/reachable.py. */
 static PyObject *py_reachable(PyObject *self, PyObject *args) {
     (void)self;
-    int R, C, L, checked;
-    PyObject *clues_obj, *pats_obj, *exact_obj, *need_obj, *queries;
-    if (!PyArg_ParseTuple(args, "iiiiSOOOO", &R, &C, &L, &checked, &clues_obj, &pats_obj, &exact_obj, &need_obj,
-                          &queries))
+    int R, C;
+    PyObject *clues_obj, *spec, *queries;
+    if (!PyArg_ParseTuple(args, "iiSO!O!", &R, &C, &clues_obj, &PyTuple_Type, &spec, &PyList_Type, &queries))
         return NULL;
-    if (R < 1 || R > MAXC || C < 1 || C > MAXC || L < 2 || L > 255) {
-        PyErr_SetString(PyExc_ValueError, "rows and cols must be 1..64, min word 2..255");
-        return NULL;
-    }
-    if (!PyList_Check(pats_obj) || PyList_GET_SIZE(pats_obj) != R || !PyList_Check(queries)) {
-        PyErr_Format(PyExc_ValueError, "patterns must be a list of %d lists, queries a list", R);
-        return NULL;
-    }
-    int64_t exact[MAXC], tmp[MAXC];
-    uint64_t need[MAXC];
-    uint64_t *pats[MAXC + 1];
-    int npats[MAXC + 1];
-    memset(pats, 0, sizeof(pats));
-    if (read_int_list(exact_obj, R, exact, "exact") || read_int_list(need_obj, R, tmp, "need")) return NULL;
-    for (int r = 0; r < R; r++) need[r] = (uint64_t)tmp[r];
     PyObject *out = NULL;
     Reach t;
+    ReachRows rows;
     memset(&t, 0, sizeof(t));
-    for (int r = 0; r < R; r++) {
-        PyObject *lst = PyList_GET_ITEM(pats_obj, r);
-        if (!PyList_Check(lst)) { PyErr_SetString(PyExc_TypeError, "patterns of a row must be a list"); goto done; }
-        int n = (int)PyList_GET_SIZE(lst);
-        npats[r] = n;
-        pats[r] = malloc(sizeof(uint64_t) * (size_t)(n ? n : 1));
-        if (!pats[r]) { PyErr_NoMemory(); goto done; }
-        for (int j = 0; j < n; j++) {
-            pats[r][j] = PyLong_AsUnsignedLongLong(PyList_GET_ITEM(lst, j));
-            if (PyErr_Occurred()) goto done;
-        }
-    }
-    if (reach_init(&t, R, C, L, checked, PyBytes_AS_STRING(clues_obj), (int)PyBytes_GET_SIZE(clues_obj), pats,
-                   npats, exact, need)) { PyErr_NoMemory(); goto done; }
+    if (reach_from_python(&t, &rows, R, C, PyBytes_AS_STRING(clues_obj), (int)PyBytes_GET_SIZE(clues_obj), spec))
+        goto done;
     Py_ssize_t nq = PyList_GET_SIZE(queries);
     out = PyList_New(nq);
     if (!out) goto done;
@@ -704,7 +677,7 @@ static PyObject *py_reachable(PyObject *self, PyObject *args) {
     }
 done:
     reach_free(&t);
-    for (int r = 0; r < R; r++) free(pats[r]);
+    reach_rows_free(&rows);
     return out;
 }
 
@@ -714,8 +687,8 @@ static PyMethodDef methods[] = {
      "max_transitions, prune=True) -> (count or None when a budget stopped it, most states in a layer, "
      "transitions, seconds); prune: drop states the reachability table proves dead (unfolded, with clues)"},
     {"reachable", py_reachable, METH_VARARGS,
-     "reachable(R, C, L, checked, clues, patterns, exact, need, queries) -> [bool]: the reachability table's "
-     "answers to queries [(row, run length per column as bytes, clue position)] (see _reachable.h)"},
+     "reachable(R, C, clues, (min_word, checked, patterns, exact, need), queries) -> [bool]: the reachability "
+     "table's answers to queries [(row, run length per column as bytes, clue position)] (see _reachable.h)"},
     {"profile", py_profile, METH_VARARGS,
      "profile(the arguments of count) -> (count or None, states after each step, transitions of each step "
      "and of the end, seconds): the sizes of the layers, e.g. to plan a split"},

@@ -190,7 +190,7 @@ def test_table_in_c_equals_the_python_reference(R, C, kind, rules, data):
     ref = Reachable.of(counter)
     queries = _table_queries(counter)
     R_, C_, L, checked, _conn, _nbl, _fold, clues, pats, exact, need = counter.c_arguments()
-    got = _transfer.reachable(R_, C_, L, checked, clues, pats, exact, need, queries)
+    got = _transfer.reachable(R_, C_, clues, (L, checked, pats, exact, need), queries)
     for (r, lens, j), answer in zip(queries, got):
         levels = tuple(sum(1 << c for c in range(C) if lens[c] > i) for i in range(L))
         assert ref.can_finish(r, levels, j) == answer, (r, lens, j)
