@@ -70,6 +70,12 @@ typedef struct {
      * given squares white and black skips every subtree that cannot go on from j. */
     int32_t **kid;
     uint64_t **orset;
+    /* per row r >= 1 with at most PICK_MAX patterns (else NULL: the trie): bit sets over
+     * the row's patterns (pw[r] words each) — col[r][(2c + b) * pw]: the patterns with
+     * bit c equal to b; at[r][j * pw]: those whose pair_fit (fit) holds at j — so the
+     * next rows with given squares white and black that go on from j are one AND each. */
+    uint64_t **col, **at;
+    int pw[REACH_MAXC];
     int64_t computed;      /* entries computed (a statistic) */
 } Reach;
 
@@ -241,6 +247,32 @@ static int reach_tries(Reach *t) {
     return 0;
 }
 
+static inline int reach_pair_fits(const Reach *t, int r, int i, int j);
+
+/* patterns of a row past which its next-row picks walk the trie instead of bit sets */
+#define PICK_MAX 4096
+
+/* The bit sets of the rows with few patterns (see Reach): 0 ok, -1 out of memory. */
+static int reach_picks(Reach *t) {
+    t->col = calloc((size_t)t->R, sizeof(uint64_t *));
+    t->at = calloc((size_t)t->R, sizeof(uint64_t *));
+    if (!t->col || !t->at) return -1;
+    for (int r = 1; r < t->R; r++) {
+        int n = t->npats[r], pw = t->pw[r] = (n + 63) / 64;
+        if (n > PICK_MAX || !n) continue;
+        uint64_t *col = t->col[r] = calloc((size_t)(2 * t->C * pw), sizeof(uint64_t));
+        uint64_t *at = t->at[r] = calloc((size_t)((t->nclues + 1) * pw), sizeof(uint64_t));
+        if (!col || !at) return -1;
+        for (int i = 0; i < n; i++) {
+            uint64_t q = t->pats[r][i], bit = 1ull << (i % 64);
+            for (int c = 0; c < t->C; c++) col[(int64_t)(2 * c + (int)(q >> c & 1u)) * pw + i / 64] |= bit;
+            for (int j = 0; j <= t->nclues; j++)
+                if (reach_pair_fits(t, r, i, j)) at[(int64_t)j * pw + i / 64] |= bit;
+        }
+    }
+    return 0;
+}
+
 /* An empty table over the caller's data: 0 ok, -1 out of memory. */
 static int reach_init(Reach *t, int R, int C, int L, int checked, const char *clues, int nclues,
                       uint64_t *const *pats, const int *npats, const int64_t *exact, const uint64_t *need) {
@@ -258,7 +290,7 @@ static int reach_init(Reach *t, int R, int C, int L, int checked, const char *cl
     t->fit = calloc((size_t)((R + 1) * t->fw), sizeof(uint64_t));
     if (!t->keys || !t->fit) return -1;
     if (reach_fit(t)) return -1;
-    return reach_tries(t);
+    return reach_tries(t) || reach_picks(t) ? -1 : 0;
 }
 
 static void reach_free(Reach *t) {
@@ -274,6 +306,12 @@ static void reach_free(Reach *t) {
     free(t->orset);
     t->kid = NULL;
     t->orset = NULL;
+    if (t->col)
+        for (int r = 0; r < t->R; r++) { free(t->col[r]); free(t->at[r]); }
+    free(t->col);
+    free(t->at);
+    t->col = NULL;
+    t->at = NULL;
     t->keys = NULL;
     t->fit = NULL;
 }
@@ -410,13 +448,21 @@ static inline void reach_extend(int C, int L, const uint8_t *len, uint64_t q, ui
     }
 }
 
+static int reach_ok_keyed(Reach *t, int r, const uint8_t *len, int j, const uint64_t *key);
+
 /* See the head comment: 1 rows r+1.. can finish with rows r.. carrying clues[j:], 0 not. */
 static int reach_ok(Reach *t, int r, const uint8_t *len, int j) {
     uint64_t key[1 + REACH_MAXC / 8];
     reach_key(t, r, len, j, key);
+    return reach_ok_keyed(t, r, len, j, key);
+}
+
+/* reach_ok with the key of (r, len, j) made */
+static int reach_ok_keyed(Reach *t, int r, const uint8_t *len, int j, const uint64_t *key) {
     int64_t s = reach_slot(t, key);
     uint64_t head = t->keys[s * t->kw];
     if (head & REACH_USED) return (head & REACH_LIVE) != 0;
+    const int64_t n_before = t->n;
     if (t->error) return 1;
     if (!reach_fits(t, r, j)) return 0;
     const int C = t->C, L = t->L, fw = t->fw;
@@ -455,6 +501,43 @@ static int reach_ok(Reach *t, int r, const uint8_t *len, int j) {
             int j2 = opts[o].n;
             if (!reach_fits(t, r + 1, j2)) continue;
             uint64_t one = must | opts[o].qk, zero = keymask & ~opts[o].qk;
+            if (t->col[r + 1]) {
+                /* the bit sets: those that go on from j2, AND per square fixed white or black */
+                const int pw = t->pw[r + 1];
+                const uint64_t *col = t->col[r + 1];
+                uint64_t cand[PICK_MAX / 64];
+                memcpy(cand, t->at[r + 1] + (int64_t)j2 * pw, sizeof(uint64_t) * (size_t)pw);
+                for (uint64_t m = one; m; m &= m - 1) {
+                    const uint64_t *b = col + (int64_t)(2 * __builtin_ctzll(m) + 1) * pw;
+                    for (int w = 0; w < pw; w++) cand[w] &= b[w];
+                }
+                for (uint64_t m = zero; m; m &= m - 1) {
+                    const uint64_t *b = col + (int64_t)(2 * __builtin_ctzll(m)) * pw;
+                    for (int w = 0; w < pw; w++) cand[w] &= b[w];
+                }
+                /* in batches: the keys made and their slots fetched ahead (the memo is big
+                 * and probed at random: the fetches overlap) */
+                enum { BATCH = 8 };
+                uint8_t lens[BATCH][REACH_MAXC];
+                uint64_t keys[BATCH][1 + REACH_MAXC / 8];
+                int w = 0;
+                uint64_t m = pw ? cand[0] : 0;
+                while (!ok) {
+                    int nb = 0;
+                    while (nb < BATCH) {
+                        while (!m && ++w < pw) m = cand[w];
+                        if (!m) break;
+                        reach_extend(C, L, len, t->pats[r + 1][w * 64 + __builtin_ctzll(m)], lens[nb]);
+                        m &= m - 1;
+                        reach_key(t, r + 1, lens[nb], j2, keys[nb]);
+                        __builtin_prefetch(t->keys + (reach_hash(keys[nb], t->kw) & (uint64_t)(t->cap - 1)) * t->kw);
+                        nb++;
+                    }
+                    for (int b = 0; b < nb && !ok; b++) ok = reach_ok_keyed(t, r + 1, lens[b], j2, keys[b]);
+                    if (nb < BATCH) break;
+                }
+                continue;
+            }
             if (!t->kid) {
                 for (int i = 0; i < t->npats[r + 1] && !ok; i++) {
                     uint64_t q = t->pats[r + 1][i];
@@ -492,9 +575,11 @@ static int reach_ok(Reach *t, int r, const uint8_t *len, int j) {
         }
     }
     t->computed++;
-    /* the recursion may have grown the table: find the slot again */
-    if (2 * (t->n + 1) > t->cap && reach_grow(t)) { t->error = 1; return 1; }
-    s = reach_slot(t, key);
+    /* the recursion may have added keys (and grown the table): then find the slot again */
+    if (t->n != n_before || 2 * (t->n + 1) > t->cap) {
+        if (2 * (t->n + 1) > t->cap && reach_grow(t)) { t->error = 1; return 1; }
+        s = reach_slot(t, key);
+    }
     memcpy(t->keys + s * t->kw, key, sizeof(uint64_t) * (size_t)t->kw);
     t->keys[s * t->kw] |= REACH_USED | (ok ? REACH_LIVE : 0);
     t->n++;

@@ -627,7 +627,6 @@ static PyObject *run_count(PyObject *args, int profile) {
     }
     result = Py_BuildValue("(NNNd)", count, states, moves, elapsed);
 done:
-    if (getenv("XW_DEBUG")) fprintf(stderr, "reach: %lld computed, %lld stored, cap %lld\n", (long long)run.reach.computed, (long long)run.reach.n, (long long)run.reach.cap);
     reach_free(&run.reach);
     for (int r = 0; r < rows_in; r++) free(s->pats[r]);
     return result;
