@@ -592,13 +592,13 @@ static PyObject *run_count(PyObject *args, int profile) {
         }
     }
     s->mirror = mirror_allowed(s, rows_in);
+    double t0 = now_seconds(); /* the table's making counts in the time */
     run.prune = prune && !fold && s->clues;
     if (run.prune && reach_init(&run.reach, R, C, L, checked, s->clues, s->nclues, s->pats, s->npats, s->exact,
                                 s->need)) {
         PyErr_NoMemory();
         goto done;
     }
-    double t0 = now_seconds();
     run.deadline = seconds >= 0 ? t0 + seconds : -1.0;
     run.max_transitions = max_transitions;
     u128 total = 0;

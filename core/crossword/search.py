@@ -68,6 +68,11 @@ from .transfer import TransferCounter, letters
 
 #: the symmetries whose rows below do not depend on the rows above (the table's kinds)
 UNFOLDED = ("none", "left-right")
+#: rows with more patterns than this turn the table off in the search: the C table then
+#: scans every pattern of the next row per entry (core/crossword/_reachable.h, PICK_MAX), and
+#: a search may ask about branches whose dead rows take that long to rule out (from 19
+#: columns without symmetry; left-right kinds keep it up to 33 columns)
+TABLE_MAX_PATTERNS = 4096
 
 UNKNOWN, WHITE, BLACK = 0, 1, 2
 LABEL_NAMES = ("black", "white", "across", "down", "across+down")
@@ -440,12 +445,15 @@ class CrosswordSolver(Solver):
     def reach_spec(self) -> tuple | None:
         """The rows the reachability table is built over, (min_word, checked, patterns,
         exact, need) — the transfer's per-row data — or None where the search does without
-        it (a folded symmetry, no clue string, past 64 rows or columns)."""
+        it (a folded symmetry, no clue string, past 64 rows or columns, a row with more
+        than :data:`TABLE_MAX_PATTERNS` patterns)."""
         pz = self.puzzle
         if pz.symmetry not in UNFOLDED or pz.clues is None or pz.rows > 64 or pz.cols > 64:
             return None
         (_R, _C, L, checked, _conn, _nbl, _fold, _clues, pats, exact, need) = \
             TransferCounter(pz, prune=False).c_arguments()
+        if any(len(p) > TABLE_MAX_PATTERNS for p in pats):
+            return None
         return L, checked, pats, exact, need
 
     def reachable(self) -> Reachable | None:
