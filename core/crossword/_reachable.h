@@ -138,6 +138,9 @@ static int fit_row(const Reach *t, int r, uint64_t p, uint64_t downs, uint64_t *
         int num = t->exact[r] >= 0 ? (int)((uint64_t)t->exact[r] >> c & 1u) : -1; /* -1 free */
         if (t->need[r] >> c & 1u) num = 1;
         int down = (int)(downs >> c & 1u);
+        uint64_t any = 0;
+        for (int w = 0; w < fw; w++) any |= cur[w];
+        if (!any) return 1; /* nothing leads on: the row leads nowhere either */
         fit_shift(cur, sh, fw);
         for (int w = 0; w < fw; w++) {
             if (across >> c & 1u) cur[w] = sh[w] & (ma[w] | (down ? mz[w] : 0));
@@ -247,8 +250,6 @@ static int reach_tries(Reach *t) {
     return 0;
 }
 
-static inline int reach_pair_fits(const Reach *t, int r, int i, int j);
-
 /* patterns of a row past which its next-row picks walk the trie instead of bit sets */
 #define PICK_MAX 4096
 
@@ -266,8 +267,12 @@ static int reach_picks(Reach *t) {
         for (int i = 0; i < n; i++) {
             uint64_t q = t->pats[r][i], bit = 1ull << (i % 64);
             for (int c = 0; c < t->C; c++) col[(int64_t)(2 * c + (int)(q >> c & 1u)) * pw + i / 64] |= bit;
-            for (int j = 0; j <= t->nclues; j++)
-                if (reach_pair_fits(t, r, i, j)) at[(int64_t)j * pw + i / 64] |= bit;
+            const uint64_t *set = t->pair ? t->pair[r] + (int64_t)i * t->fw : t->fit + (int64_t)r * t->fw;
+            for (int w = 0; w < t->fw; w++)
+                for (uint64_t m = set[w]; m; m &= m - 1) {
+                    int j = w * 64 + __builtin_ctzll(m);
+                    if (j <= t->nclues) at[(int64_t)j * pw + i / 64] |= bit;
+                }
         }
     }
     return 0;
