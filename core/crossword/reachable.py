@@ -31,12 +31,23 @@ the folded kinds build both ends at once and check the end of the clue string al
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
+from typing import Sequence
 
-from .transfer import letters
 
-if TYPE_CHECKING:
-    from .transfer import TransferCounter
+def row_letters(row: int, above: int, below: int) -> tuple[str, int]:
+    """A row's clue letters in reading order and its numbered squares (a mask): an Across
+    start has black (or the edge) on its left and white on its right, a Down start black
+    above and white below (``above``/``below``: the white squares of the rows next to it).
+    (The transfer's own ``letters``, again: the transfer imports this module.)"""
+    across = row & ~(row << 1) & (row >> 1)
+    down = row & ~above & below
+    out = []
+    m = across | down
+    while m:
+        bit = m & -m
+        out.append("Z" if across & bit and down & bit else "A" if across & bit else "D")
+        m ^= bit
+    return "".join(out), across | down
 
 
 class Reachable:
@@ -57,8 +68,9 @@ class Reachable:
         self.fit = self._fit()
 
     @classmethod
-    def of(cls, counter: "TransferCounter") -> "Reachable":
-        """The table of a transfer counter's puzzle (its rows and givens)."""
+    def of(cls, counter) -> "Reachable":
+        """The table of a transfer counter's puzzle (its rows and givens): a
+        :class:`~core.crossword.transfer.TransferCounter`, unfolded, with a clue string."""
         if counter.fold is not None or counter.clues is None:
             raise ValueError("the reachability table is for unfolded puzzles with a clue string")
         (R, C, L, checked, _conn, _nbl, _fold, _clues, pats, exact, need) = counter.c_arguments()
@@ -98,7 +110,7 @@ class Reachable:
 
     def _letters(self, r: int, row: int, above: int, below: int) -> str | None:
         """Row r's letters, or None when its numbered squares break the givens."""
-        word, nums = letters(row, above & row, below & row)
+        word, nums = row_letters(row, above & row, below & row)
         if (self.exact[r] >= 0 and nums != self.exact[r]) or nums & self.need[r] != self.need[r]:
             return None
         return word

@@ -63,8 +63,8 @@ from ..search import COUNT, Path, SolveRequest, SolveResult, Solver, Stats, Subp
 from . import symmetry as sym
 from .grid import Grid
 from .puzzle import Puzzle
-from .reachable import Reachable
-from .transfer import TransferCounter, letters
+from .reachable import Reachable, row_letters
+from .transfer import TransferCounter
 
 #: the symmetries whose rows below do not depend on the rows above (the table's kinds)
 UNFOLDED = ("none", "left-right")
@@ -398,7 +398,7 @@ class _State:
         for i in range(1, L):
             levels.append(levels[-1] & white(r - 1 - i))
         row = levels[0]
-        word, _ = letters(row, levels[1], white(r) & row)
+        word, _ = row_letters(row, levels[1], white(r) & row)
         return self.reach.can_finish(r - 1, tuple(levels), self.k - len(word))
 
     def lines_ok(self, p: int) -> bool:
