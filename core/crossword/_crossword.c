@@ -319,6 +319,16 @@ static int middle_ok(const Xw *s, int p) {
     return 1;
 }
 
+/* The table's budget (Reach.stop): the search's deadline and interrupts.  Once it stops,
+ * out_of_budget() stops the search at its next node, whose path goes to the frontier
+ * (a path names a choice: a subtree the table would have found empty is searched again
+ * as an empty leaf). */
+static int reach_budget(void *ctx) {
+    Xw *s = ctx;
+    if (s->deadline >= 0 && now_seconds() >= s->deadline) return 1;
+    return interrupt_check(&s->interrupt);
+}
+
 /* At the start of row r = p / C (r >= 1): the rows below can carry the clue string from
  * where row r-1's letters begin (k less its letters; its Down starts are decided, since
  * every label forces the square below it), by the reachability table. */
@@ -438,7 +448,7 @@ static void visit(Xw *s, int32_t depth) {
 }
 
 static int out_of_budget(Xw *s) {
-    if (s->oom) return 1;
+    if (s->oom || s->reach.stopped) return 1;
     if ((s->expanded & (INTERRUPT_EVERY - 1)) == 0 && interrupt_check(&s->interrupt)) return 1;
     if (s->node_budget >= 0 && s->nodes >= (unsigned long long)s->node_budget) return 1;
     if (s->deadline >= 0 && s->expanded % 64 == 0 && now_seconds() >= s->deadline) return 1;
@@ -595,6 +605,8 @@ static PyObject *crossword_solve(PyObject *self, PyObject *args) {
     if (reach_obj != Py_None) {
         if (reach_from_python(&s.reach, &s.reach_rows, R, C, s.clues, s.nclues, reach_obj)) goto done;
         s.reach_on = 1;
+        s.reach.stop = reach_budget;
+        s.reach.stop_ctx = &s;
     }
     path_seq = PySequence_Fast(path_obj, "_crossword.solve: path must be a sequence");
     if (!path_seq) goto done;

@@ -77,7 +77,15 @@ typedef struct {
     uint64_t **col, **at;
     int pw[REACH_MAXC];
     int64_t computed;      /* entries computed (a statistic) */
+    /* the caller's budget: asked every REACH_STOP_EVERY entries computed; once it says 1,
+     * `stopped` is set and every answer is 1 (no prune) and stored nowhere, so the caller
+     * can stop at once (its deadline passed, or an interrupt) without a wrong prune */
+    int (*stop)(void *ctx);
+    void *stop_ctx;
+    int stopped;
 } Reach;
+
+#define REACH_STOP_EVERY 4096
 
 /* pattern pairs (of consecutive rows) past which pair_fit is not built */
 #define PAIR_BUDGET 40000000
@@ -467,6 +475,11 @@ static int reach_ok_keyed(Reach *t, int r, const uint8_t *len, int j, const uint
     int64_t s = reach_slot(t, key);
     uint64_t head = t->keys[s * t->kw];
     if (head & REACH_USED) return (head & REACH_LIVE) != 0;
+    if (t->stopped) return 1;
+    if (t->stop && (t->computed & (REACH_STOP_EVERY - 1)) == 0 && t->stop(t->stop_ctx)) {
+        t->stopped = 1;
+        return 1;
+    }
     const int64_t n_before = t->n;
     if (t->error) return 1;
     if (!reach_fits(t, r, j)) return 0;
@@ -580,6 +593,7 @@ static int reach_ok_keyed(Reach *t, int r, const uint8_t *len, int j, const uint
         }
     }
     t->computed++;
+    if (t->stopped) return 1; /* an answer below may be a stopped one's: keep none */
     /* the recursion may have added keys (and grown the table): then find the slot again */
     if (t->n != n_before || 2 * (t->n + 1) > t->cap) {
         if (2 * (t->n + 1) > t->cap && reach_grow(t)) { t->error = 1; return 1; }

@@ -313,6 +313,14 @@ static inline int letters_after(const Spec *s, const State *st, int r, uint64_t 
 }
 
 
+/* The table's budget (Reach.stop): the run's deadline and interrupts, as count_tick. */
+static int reach_budget(void *ctx) {
+    Run *run = ctx;
+    if (run->deadline >= 0 && now_seconds() >= run->deadline) { run->stopped = 1; return 1; }
+    if (interrupt_check(&run->it)) { run->error = -3; return 1; }
+    return 0;
+}
+
 /* Place row r below every state of `cur`, into `nxt`; 1 to stop. */
 static int step(Run *run, Table *cur, Table *nxt, int r) {
     const Spec *s = &run->s;
@@ -356,6 +364,7 @@ static int step(Run *run, Table *cur, Table *nxt, int r) {
                 st2.len[c] = (q >> c & 1u) ? (uint8_t)(n < s->L ? n + 1 : s->L) : 0;
             }
             if (run->prune && !reach_ok(&run->reach, r, st2.len, st2.kf)) continue;
+            if (run->reach.stopped) return 1; /* the budget ran out inside the table */
             st2.seen = s->nbl ? ((st.seen | q) & s->seen_mask) : 0;
             st2.white = st.white || q;
             if (s->connected && !st.closed) {
@@ -600,6 +609,8 @@ static PyObject *run_count(PyObject *args, int profile) {
         goto done;
     }
     run.deadline = seconds >= 0 ? t0 + seconds : -1.0;
+    run.reach.stop = reach_budget;
+    run.reach.stop_ctx = &run;
     run.max_transitions = max_transitions;
     u128 total = 0;
     interrupt_release(&run.it);

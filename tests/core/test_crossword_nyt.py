@@ -149,3 +149,25 @@ def test_out_of_reach_grid_rebuilt_from_its_numbered_squares(name):
     ref = CrosswordSolver(puzzle).solve((), SolveRequest(listing=True))
     assert ref.solutions == res.solutions and ref.stats.nodes == res.stats.nodes
     assert TransferCounter(puzzle).count() == res.count
+
+
+@pytest.mark.parametrize("name", sorted(FROM_CLUES_ONLY))
+def test_time_budgets_hold_inside_the_table(name):
+    """The table's own search heeds the caller's deadline: a 0.2 s transfer count stops
+    (no count) and a 0.2 s search stops with a frontier, each well within a second; the
+    search's frontier still names subtrees its continuation can search."""
+    import time
+
+    from core.crossword import _transfer
+
+    _, bare = without_start(NYT / name)
+    t = time.perf_counter()
+    assert _transfer.count(*TransferCounter(bare).c_arguments(), 0.2, -1)[0] is None
+    assert time.perf_counter() - t < 1.0
+    solver = CompiledCrosswordSolver(bare)
+    t = time.perf_counter()
+    res = solver.solve((), SolveRequest(seconds=0.2))
+    assert time.perf_counter() - t < 1.0
+    assert res.stopped_by == "budget" and res.frontier
+    more = solver.solve(res.frontier[-1].path, SolveRequest(listing=True, limit=1, seconds=30))
+    assert more.count <= 1
