@@ -77,12 +77,13 @@ typedef struct {
     uint64_t **col, **at;
     int pw[REACH_MAXC];
     int64_t computed;      /* entries computed (a statistic) */
-    /* the caller's budget: asked every REACH_STOP_EVERY entries computed; once it says 1,
+    /* the caller's budget: asked every REACH_STOP_EVERY memo misses; once it says 1,
      * `stopped` is set and every answer is 1 (no prune) and stored nowhere, so the caller
      * can stop at once (its deadline passed, or an interrupt) without a wrong prune */
     int (*stop)(void *ctx);
     void *stop_ctx;
     int stopped;
+    int64_t misses;        /* memo misses: the budget is asked every REACH_STOP_EVERY */
 } Reach;
 
 #define REACH_STOP_EVERY 4096
@@ -222,11 +223,15 @@ static int reach_pair_fit(Reach *t, const uint64_t *ma, const uint64_t *md, cons
 /* 64-bit words of trie bit sets past which rows are scanned instead */
 #define TRIE_BUDGET 16000000
 
+/* the limits in force (the tests lower them to reach the trie and the scan on small
+ * puzzles: _transfer.reachable's `mode`) */
+static int64_t reach_pick_max = 4096 /* PICK_MAX */, reach_trie_budget = TRIE_BUDGET;
+
 /* The tries (see Reach); 0 ok (or past the budget: no tries), -1 out of memory. */
 static int reach_tries(Reach *t) {
     int64_t words = 0;
     for (int r = 1; r < t->R; r++) words += ((int64_t)t->npats[r] * t->C + 1) * t->fw;
-    if (words > TRIE_BUDGET) return 0;
+    if (words > reach_trie_budget) return 0;
     t->kid = calloc((size_t)t->R, sizeof(int32_t *));
     t->orset = calloc((size_t)t->R, sizeof(uint64_t *));
     if (!t->kid || !t->orset) return -1;
@@ -268,7 +273,7 @@ static int reach_picks(Reach *t) {
     if (!t->col || !t->at) return -1;
     for (int r = 1; r < t->R; r++) {
         int n = t->npats[r], pw = t->pw[r] = (n + 63) / 64;
-        if (n > PICK_MAX || !n) continue;
+        if (n > reach_pick_max || !n) continue;
         uint64_t *col = t->col[r] = calloc((size_t)(2 * t->C * pw), sizeof(uint64_t));
         uint64_t *at = t->at[r] = calloc((size_t)((t->nclues + 1) * pw), sizeof(uint64_t));
         if (!col || !at) return -1;
@@ -476,7 +481,7 @@ static int reach_ok_keyed(Reach *t, int r, const uint8_t *len, int j, const uint
     uint64_t head = t->keys[s * t->kw];
     if (head & REACH_USED) return (head & REACH_LIVE) != 0;
     if (t->stopped) return 1;
-    if (t->stop && (t->computed & (REACH_STOP_EVERY - 1)) == 0 && t->stop(t->stop_ctx)) {
+    if (t->stop && (++t->misses & (REACH_STOP_EVERY - 1)) == 0 && t->stop(t->stop_ctx)) {
         t->stopped = 1;
         return 1;
     }
@@ -498,7 +503,8 @@ static int reach_ok_keyed(Reach *t, int r, const uint8_t *len, int j, const uint
     } else {
         /* the row's letters fix the next row on the squares with black above (keymask),
          * up to the branches of row_options; for each, the next rows that also continue
-         * every run in `must`, found by a walk of the next row's trie (or a scan) */
+         * every run in `must`, picked by the next row's bit sets (past PICK_MAX patterns
+         * its trie; past TRIE_BUDGET a scan) */
         uint64_t keymask = row & ~above;
         RowLetters opts[64];
         int nopts = 0;

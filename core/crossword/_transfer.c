@@ -653,15 +653,20 @@ static PyObject *py_profile(PyObject *self, PyObject *args) {
     return run_count(args, 1);
 }
 
-/* reachable(R, C, clues, (min_word, checked, patterns, exact, need), queries) -> [bool]:
- * the reachability table's answers (_reachable.h) to queries [(r, len bytes, j)], so
- * tests can compare it with core/crossword/reachable.py. */
+/* reachable(R, C, clues, (min_word, checked, patterns, exact, need), queries, mode=0)
+ * -> [bool]: the reachability table's answers (_reachable.h) to queries [(r, len bytes,
+ * j)], so tests can compare it with core/crossword/reachable.py; mode 1 picks the next
+ * rows by the trie, mode 2 by a scan (as past the limits), 0 as the limits say. */
 static PyObject *py_reachable(PyObject *self, PyObject *args) {
     (void)self;
     int R, C;
     PyObject *clues_obj, *spec, *queries;
-    if (!PyArg_ParseTuple(args, "iiSO!O!", &R, &C, &clues_obj, &PyTuple_Type, &spec, &PyList_Type, &queries))
+    int mode = 0;
+    if (!PyArg_ParseTuple(args, "iiSO!O!|i", &R, &C, &clues_obj, &PyTuple_Type, &spec, &PyList_Type, &queries,
+                          &mode))
         return NULL;
+    reach_pick_max = mode ? 0 : PICK_MAX;
+    reach_trie_budget = mode == 2 ? 0 : TRIE_BUDGET;
     PyObject *out = NULL;
     Reach t;
     ReachRows rows;
@@ -686,6 +691,8 @@ static PyObject *py_reachable(PyObject *self, PyObject *args) {
         PyList_SET_ITEM(out, i, PyBool_FromLong(ok));
     }
 done:
+    reach_pick_max = PICK_MAX;
+    reach_trie_budget = TRIE_BUDGET;
     reach_free(&t);
     reach_rows_free(&rows);
     return out;

@@ -190,10 +190,14 @@ def test_table_in_c_equals_the_python_reference(R, C, kind, rules, data):
     ref = Reachable.of(counter)
     queries = _table_queries(counter)
     R_, C_, L, checked, _conn, _nbl, _fold, clues, pats, exact, need = counter.c_arguments()
-    got = _transfer.reachable(R_, C_, clues, (L, checked, pats, exact, need), queries)
+    spec = (L, checked, pats, exact, need)
+    got = _transfer.reachable(R_, C_, clues, spec, queries)
     for (r, lens, j), answer in zip(queries, got):
         levels = tuple(sum(1 << c for c in range(C) if lens[c] > i) for i in range(L))
         assert ref.can_finish(r, levels, j) == answer, (r, lens, j)
+    # the next rows picked by the trie and by a scan (big rows' ways) answer the same
+    assert _transfer.reachable(R_, C_, clues, spec, queries, 1) == got
+    assert _transfer.reachable(R_, C_, clues, spec, queries, 2) == got
     # profile_of rebuilds the same levels from the rows' masks
     rows = [sum(1 << c for c in range(C) if (q + c) % 3) for q in range(R)]
     for r in range(R):
