@@ -18,7 +18,7 @@ setup(
         Extension(
             "core.crossword._crossword",
             sources=["core/crossword/_crossword.c"],
-            depends=["core/_interrupt.h", "core/_search_common.h"],
+            depends=["core/_interrupt.h", "core/_search_common.h", "core/crossword/_reachable.h"],
             extra_compile_args=["-O3", "-std=c11", "-Wall", "-Wextra"],
         ),
         Extension(
@@ -30,7 +30,8 @@ setup(
         Extension(
             "core.crossword._transfer",
             sources=["core/crossword/_transfer.c"],
-            depends=["core/_interrupt.h", "core/_search_common.h", "core/crossword/_state_table.h"],
+            depends=["core/_interrupt.h", "core/_search_common.h", "core/crossword/_state_table.h",
+                     "core/crossword/_reachable.h"],
             extra_compile_args=["-O3", "-std=c11", "-Wall", "-Wextra"],
         ),
         Extension(

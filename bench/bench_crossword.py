@@ -314,7 +314,9 @@ def rebuild_main() -> None:
     shared machine; stopped after C seconds, then shown as ``>C`` with the grids and nodes
     so far), the Python reference beside it (one run, stopped after S seconds), and
     whether the published grid was found (``path`` for a stopped search: its path replays
-    to the grid)."""
+    to the grid).  ``--first N``: list only the first N grids (a count too big to list).
+    ``--transfer``: also the C transfer count (best of N seconds) with the reachability
+    table and, with ``--unpruned-seconds S``, without it (stopped after S seconds)."""
     from core.crossword.compiled import CompiledCrosswordSolver
     from core.search import SolveRequest
 
@@ -324,6 +326,10 @@ def rebuild_main() -> None:
     ap.add_argument("--python-seconds", type=float, default=20.0)
     ap.add_argument("--c-seconds", type=float, default=120.0)
     ap.add_argument("--only", default="")
+    ap.add_argument("--first", type=int, help="list only the first N grids")
+    ap.add_argument("--transfer", action="store_true", help="also time the C transfer count")
+    ap.add_argument("--unpruned-seconds", type=float, default=0.0,
+                    help="with --transfer: also the count without the reachability table, stopped after S seconds")
     args = ap.parse_args()
     print(f"{'grid':44s} {'grids':>6s} {'nodes':>11s} {'C s':>7s} {'C cpu':>7s} {'<=1 s':>5s} {'Python s':>9s} "
           f"{'ratio':>6s} found")
@@ -334,13 +340,20 @@ def rebuild_main() -> None:
         best, cpu, res = None, None, None
         for _ in range(args.repeat):
             t = time.process_time()
-            res = c.solve((), SolveRequest(listing=True, seconds=args.c_seconds))
+            res = c.solve((), SolveRequest(listing=True, seconds=args.c_seconds, limit=args.first))
             used = time.process_time() - t
             best = res.stats.seconds if best is None else min(best, res.stats.seconds)
             cpu = used if cpu is None else min(cpu, used)
             if not res.complete:
                 break
         target = c.path_of(given.given)
+        if args.transfer:
+            transfer_line(name, bare, args.repeat, args.unpruned_seconds)
+        if args.first is not None and res.stopped_by == "limit":
+            ok = "yes" if cpu <= REBUILD_TARGET else "NO"
+            print(f"{name:44s} {res.count:>6,} {res.stats.nodes:>11,} {best:7.3f} {cpu:7.3f} {ok:>5s} "
+                  f"(the first {args.first} grids)", flush=True)
+            continue
         if res.complete:
             found = "yes" if target in (res.solutions or []) else "NO"
         else:  # stopped: the published grid is still a leaf of the tree if its path replays to it
@@ -360,6 +373,28 @@ def rebuild_main() -> None:
         if not res.complete:  # where a stopped search spends its nodes
             per = res.stats.nodes_per_depth
             print(f"{'':44s} nodes by depth (0, 10, 20, ...): {per[::10]}; deepest {len(per) - 1}", flush=True)
+
+
+def transfer_line(name: str, bare: Puzzle, repeat: int, unpruned_seconds: float) -> None:
+    """One fixture's C transfer count: best of ``repeat`` wall and CPU seconds with the
+    reachability table (no symmetry, left-right; the folded kinds count as before), the
+    most states in a layer; without the table too when ``unpruned_seconds`` > 0."""
+    from core.crossword import _transfer
+
+    args = TransferCounter(bare).c_arguments()
+    best = cpu = None
+    for _ in range(repeat):
+        t = time.process_time()
+        got, states, _moves, secs = _transfer.count(*args, -1.0, -1, True)
+        used = time.process_time() - t
+        best = secs if best is None else min(best, secs)
+        cpu = used if cpu is None else min(cpu, used)
+    print(f"{name:44s} transfer {got:>13,} grids  {best:7.3f} s  {cpu:7.3f} cpu  {states:>9,} states at most",
+          flush=True)
+    if unpruned_seconds > 0:
+        got, states, _moves, secs = _transfer.count(*args, unpruned_seconds, -1, False)
+        shown = f"{got:>13,}" if got is not None else "      stopped"
+        print(f"{name:44s} unpruned {shown} grids  {secs:7.3f} s  {states:>9,} states at most", flush=True)
 
 
 if __name__ == "__main__":

@@ -22,6 +22,12 @@
  *       path_factors, seconds, bad_step, bad_options)
  * status: 0 searched to the end, 1 a budget stopped it, 2 the limit did, 3 the path
  * goes below a leaf at bad_step, 4 the path's step bad_step is not one of bad_options.
+ * An optional last argument, reach (None, or the transfer's rows: (min_word, checked,
+ * patterns, exact, need); unfolded kinds with a clue string), turns on the reachability
+ * table of _reachable.h: at the start of each row r >= 1 the rows decided so far (their
+ * profile: the vertical runs ending in row r-1) and where the letters of row r-1 begin
+ * must be able to carry the rest of the clue string, or the branch ends there
+ * (reach_row_ok; the Python search's _State.reach_ok, node for node).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -30,6 +36,7 @@
 
 #include "../_interrupt.h"
 #include "../_search_common.h"
+#include "_reachable.h"
 
 enum { UNKNOWN = 0, WHITE = 1, BLACK = 2 };
 enum { MAX_LABELS = 5 };
@@ -65,6 +72,9 @@ typedef struct {
     Interrupt interrupt;
     uint8_t *seen;                 /* connectivity scratch */
     int32_t *todo;
+    int reach_on;                  /* 1: the reachability table ends dead rows (see the head) */
+    Reach reach;
+    ReachRows reach_rows;
 } Xw;
 
 /* ---- colours ------------------------------------------------------------------- */
@@ -309,6 +319,38 @@ static int middle_ok(const Xw *s, int p) {
     return 1;
 }
 
+/* The table's budget (Reach.stop): the search's deadline and interrupts.  Once it stops,
+ * out_of_budget() stops the search at its next node, whose path goes to the frontier
+ * (a path names a choice: a subtree the table would have found empty is searched again
+ * as an empty leaf). */
+static int reach_budget(void *ctx) {
+    Xw *s = ctx;
+    if (s->deadline >= 0 && now_seconds() >= s->deadline) return 1;
+    return interrupt_check(&s->interrupt);
+}
+
+/* At the start of row r = p / C (r >= 1): the rows below can carry the clue string from
+ * where row r-1's letters begin (k less its letters; its Down starts are decided, since
+ * every label forces the square below it), by the reachability table. */
+static int reach_row_ok(Xw *s, int p) {
+    if (!s->reach_on || p == 0) return 1;
+    const int C = s->C, r = p / C, L = s->reach.L;
+    uint8_t len[REACH_MAXC];
+    uint64_t row = 0, above = 0, below = 0;
+    for (int c = 0; c < C; c++) {
+        int n = 0;
+        while (n < L && r - 1 - n >= 0 && s->color[(r - 1 - n) * C + c] == WHITE) n++;
+        len[c] = (uint8_t)n;
+        if (n >= 1) row |= 1ull << c;
+        if (n >= 2) above |= 1ull << c;
+        if (s->color[r * C + c] == WHITE) below |= 1ull << c;
+    }
+    uint64_t nums = (row & ~(row << 1) & (row >> 1)) | (row & ~above & below);
+    int j = s->k;
+    for (; nums; nums &= nums - 1) j--;
+    return reach_ok(&s->reach, r - 1, len, j);
+}
+
 static inline int lines_ok(const Xw *s, int p) {
     return !s->line_bounds || s->across_left[s->k] >= s->R - (p + s->C - 1) / s->C;
 }
@@ -317,7 +359,7 @@ static inline int lines_ok(const Xw *s, int p) {
  * and fills its labels (none: a dead end, or every square decided). */
 static int descend(Xw *s, int p, int8_t *opts, int *nopts) {
     while (p < s->n) {
-        if (s->nclues >= 0 && !(suffix_scan(s, p) && lines_ok(s, p) && (p % s->C || (open_scan_ok(s, p) && middle_ok(s, p))))) {
+        if (s->nclues >= 0 && !(suffix_scan(s, p) && lines_ok(s, p) && (p % s->C || (open_scan_ok(s, p) && middle_ok(s, p) && reach_row_ok(s, p))))) {
             *nopts = 0;
             return p;
         }
@@ -406,7 +448,7 @@ static void visit(Xw *s, int32_t depth) {
 }
 
 static int out_of_budget(Xw *s) {
-    if (s->oom) return 1;
+    if (s->oom || s->reach.stopped) return 1;
     if ((s->expanded & (INTERRUPT_EVERY - 1)) == 0 && interrupt_check(&s->interrupt)) return 1;
     if (s->node_budget >= 0 && s->nodes >= (unsigned long long)s->node_budget) return 1;
     if (s->deadline >= 0 && s->expanded % 64 == 0 && now_seconds() >= s->deadline) return 1;
@@ -483,6 +525,8 @@ static void xw_free(Xw *s) {
     free(s->per_depth);
     free(s->seen);
     free(s->todo);
+    reach_free(&s->reach);
+    reach_rows_free(&s->reach_rows);
     free(s->solutions.v);
     free(s->stop_frontier.v);
     free(s->split_frontier.v);
@@ -499,12 +543,12 @@ static PyObject *crossword_solve(PyObject *self, PyObject *args) {
     (void)self;
     int R, C, start, L, checked, nbl, connected, listing, max_depth;
     Py_buffer orb_at_b, orb_b;
-    PyObject *clues_obj, *numbered_obj, *path_obj;
+    PyObject *clues_obj, *numbered_obj, *path_obj, *reach_obj = Py_None;
     long long limit, node_budget;
     double seconds;
-    if (!PyArg_ParseTuple(args, "iiy*y*OOiiiiiOpLLdi", &R, &C, &orb_at_b, &orb_b, &clues_obj, &numbered_obj,
+    if (!PyArg_ParseTuple(args, "iiy*y*OOiiiiiOpLLdi|O", &R, &C, &orb_at_b, &orb_b, &clues_obj, &numbered_obj,
                           &start, &L, &checked, &nbl, &connected, &path_obj, &listing, &limit, &node_budget,
-                          &seconds, &max_depth))
+                          &seconds, &max_depth, &reach_obj))
         return NULL;
     PyObject *result = NULL, *path_seq = NULL;
     Xw s;
@@ -557,6 +601,12 @@ static PyObject *crossword_solve(PyObject *self, PyObject *args) {
             goto done;
         }
         s.numbered = (const uint8_t *)PyBytes_AS_STRING(numbered_obj);
+    }
+    if (reach_obj != Py_None) {
+        if (reach_from_python(&s.reach, &s.reach_rows, R, C, s.clues, s.nclues, reach_obj)) goto done;
+        s.reach_on = 1;
+        s.reach.stop = reach_budget;
+        s.reach.stop_ctx = &s;
     }
     path_seq = PySequence_Fast(path_obj, "_crossword.solve: path must be a sequence");
     if (!path_seq) goto done;
@@ -623,7 +673,7 @@ static PyObject *crossword_solve(PyObject *self, PyObject *args) {
     interrupt_reacquire(&s.interrupt);
     const double elapsed = now_seconds() - started;
     if (s.interrupt.raised) goto done; /* the handler's exception stands */
-    if (s.oom) {
+    if (s.oom || s.reach.error) {
         PyErr_NoMemory();
         goto done;
     }
@@ -662,8 +712,9 @@ done:
 static PyMethodDef methods[] = {
     {"solve", crossword_solve, METH_VARARGS,
      "solve(R, C, orb_at, orb, clues, numbered, start, min_word, checked, no_black_lines, connected, path, "
-     "listing, limit, node_budget, seconds, max_depth) -> (status, count, solutions, frontier, nodes, leaves, "
-     "nodes_per_depth, path_factors, seconds, bad_step, bad_options)"},
+     "listing, limit, node_budget, seconds, max_depth, reach=None) -> (status, count, solutions, frontier, nodes, "
+     "leaves, nodes_per_depth, path_factors, seconds, bad_step, bad_options); reach: (min_word, checked, patterns, "
+     "exact, need) turns on the reachability table at row starts"},
     {NULL, NULL, 0, NULL},
 };
 

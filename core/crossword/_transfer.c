@@ -38,6 +38,12 @@
  * fold 2: also reversed left to right) build the top half only: each step places row r
  * and checks the letters of row r-1 from the front of the clue string and those of its
  * mirror row from the back; the middle is joined at the end (join_even / join_odd).
+ *
+ * Pruning (unfolded kinds with a clue string, 2026-11-28): a new state whose rows below
+ * cannot carry the rest of the clue string — reach_ok(r, len, kf) is 0 in the backward
+ * reachability table of _reachable.h, built lazily over the same row patterns and givens —
+ * is dropped before it is stored: it would reach no grid, so every count is unchanged and
+ * far fewer states are made.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -47,6 +53,7 @@
 #include "../_interrupt.h"
 #include "../_search_common.h"
 #include "_state_table.h"
+#include "_reachable.h"
 
 #define MAXC 64
 
@@ -269,6 +276,8 @@ typedef struct {
     Interrupt it;
     LetterMemo memo[1 << MEMO_BITS];
     uint64_t generation;       /* one per state of a step: memo entries of other states are stale */
+    int prune;                 /* 1: drop states the reachability table proves dead */
+    Reach reach;
 } Run;
 
 static inline int tick(Run *run) {
@@ -303,6 +312,14 @@ static inline int letters_after(const Spec *s, const State *st, int r, uint64_t 
     return 1;
 }
 
+
+/* The table's budget (Reach.stop): the run's deadline and interrupts, as count_tick. */
+static int reach_budget(void *ctx) {
+    Run *run = ctx;
+    if (run->deadline >= 0 && now_seconds() >= run->deadline) { run->stopped = 1; return 1; }
+    if (interrupt_check(&run->it)) { run->error = -3; return 1; }
+    return 0;
+}
 
 /* Place row r below every state of `cur`, into `nxt`; 1 to stop. */
 static int step(Run *run, Table *cur, Table *nxt, int r) {
@@ -346,6 +363,8 @@ static int step(Run *run, Table *cur, Table *nxt, int r) {
                 int n = st.len[c];
                 st2.len[c] = (q >> c & 1u) ? (uint8_t)(n < s->L ? n + 1 : s->L) : 0;
             }
+            if (run->prune && !reach_ok(&run->reach, r, st2.len, st2.kf)) continue;
+            if (run->reach.stopped) return 1; /* the budget ran out inside the table */
             st2.seen = s->nbl ? ((st.seen | q) & s->seen_mask) : 0;
             st2.white = st.white || q;
             if (s->connected && !st.closed) {
@@ -535,8 +554,9 @@ static PyObject *run_count(PyObject *args, int profile) {
     PyObject *clues_obj, *pats_obj, *exact_obj, *need_obj;
     double seconds;
     long long max_transitions;
-    if (!PyArg_ParseTuple(args, "iiiiiiiOOOOdL", &R, &C, &L, &checked, &connected, &nbl, &fold, &clues_obj,
-                          &pats_obj, &exact_obj, &need_obj, &seconds, &max_transitions))
+    int prune = 1;
+    if (!PyArg_ParseTuple(args, "iiiiiiiOOOOdL|p", &R, &C, &L, &checked, &connected, &nbl, &fold, &clues_obj,
+                          &pats_obj, &exact_obj, &need_obj, &seconds, &max_transitions, &prune))
         return NULL;
     if (R < 1 || R > MAXC || C < 1 || C > MAXC || L < 2 || L > 255 || fold < 0 || fold > 2) {
         PyErr_SetString(PyExc_ValueError, "rows and cols must be 1..64, min word 2..255, fold 0..2");
@@ -581,15 +601,23 @@ static PyObject *run_count(PyObject *args, int profile) {
         }
     }
     s->mirror = mirror_allowed(s, rows_in);
-    double t0 = now_seconds();
+    double t0 = now_seconds(); /* the table's making counts in the time */
+    run.prune = prune && !fold && s->clues;
+    if (run.prune && reach_init(&run.reach, R, C, L, checked, s->clues, s->nclues, s->pats, s->npats, s->exact,
+                                s->need)) {
+        PyErr_NoMemory();
+        goto done;
+    }
     run.deadline = seconds >= 0 ? t0 + seconds : -1.0;
+    run.reach.stop = reach_budget;
+    run.reach.stop_ctx = &run;
     run.max_transitions = max_transitions;
     u128 total = 0;
     interrupt_release(&run.it);
     int stopped = count_all(&run, &total);
     interrupt_reacquire(&run.it);
     double elapsed = now_seconds() - t0;
-    if (run.error == -1) { PyErr_NoMemory(); goto done; }
+    if (run.error == -1 || run.reach.error) { PyErr_NoMemory(); goto done; }
     if (run.error == -2) { PyErr_SetString(PyExc_OverflowError, "the crossword count passes 2^128"); goto done; }
     if (run.error == -3) goto done; /* the signal handler's exception is set */
     PyObject *count = stopped ? (Py_INCREF(Py_None), Py_None) : u128_to_long(total);
@@ -610,6 +638,7 @@ static PyObject *run_count(PyObject *args, int profile) {
     }
     result = Py_BuildValue("(NNNd)", count, states, moves, elapsed);
 done:
+    reach_free(&run.reach);
     for (int r = 0; r < rows_in; r++) free(s->pats[r]);
     return result;
 }
@@ -624,11 +653,59 @@ static PyObject *py_profile(PyObject *self, PyObject *args) {
     return run_count(args, 1);
 }
 
+/* reachable(R, C, clues, (min_word, checked, patterns, exact, need), queries, mode=0)
+ * -> [bool]: the reachability table's answers (_reachable.h) to queries [(r, len bytes,
+ * j)], so tests can compare it with core/crossword/reachable.py; mode 1 picks the next
+ * rows by the trie, mode 2 by a scan (as past the limits), 0 as the limits say. */
+static PyObject *py_reachable(PyObject *self, PyObject *args) {
+    (void)self;
+    int R, C;
+    PyObject *clues_obj, *spec, *queries;
+    int mode = 0;
+    if (!PyArg_ParseTuple(args, "iiSO!O!|i", &R, &C, &clues_obj, &PyTuple_Type, &spec, &PyList_Type, &queries,
+                          &mode))
+        return NULL;
+    reach_pick_max = mode ? 0 : PICK_MAX;
+    reach_trie_budget = mode == 2 ? 0 : TRIE_BUDGET;
+    PyObject *out = NULL;
+    Reach t;
+    ReachRows rows;
+    memset(&t, 0, sizeof(t));
+    if (reach_from_python(&t, &rows, R, C, PyBytes_AS_STRING(clues_obj), (int)PyBytes_GET_SIZE(clues_obj), spec))
+        goto done;
+    Py_ssize_t nq = PyList_GET_SIZE(queries);
+    out = PyList_New(nq);
+    if (!out) goto done;
+    for (Py_ssize_t i = 0; i < nq; i++) {
+        int r, j;
+        const char *len;
+        Py_ssize_t n;
+        if (!PyArg_ParseTuple(PyList_GET_ITEM(queries, i), "iy#i", &r, &len, &n, &j)) { Py_CLEAR(out); goto done; }
+        if (r < 0 || r >= R || n != C || j < 0 || j > t.nclues) {
+            PyErr_SetString(PyExc_ValueError, "a query must be (row, one byte per column, clue position)");
+            Py_CLEAR(out);
+            goto done;
+        }
+        int ok = reach_ok(&t, r, (const uint8_t *)len, j);
+        if (t.error) { PyErr_NoMemory(); Py_CLEAR(out); goto done; }
+        PyList_SET_ITEM(out, i, PyBool_FromLong(ok));
+    }
+done:
+    reach_pick_max = PICK_MAX;
+    reach_trie_budget = TRIE_BUDGET;
+    reach_free(&t);
+    reach_rows_free(&rows);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"count", py_count, METH_VARARGS,
      "count(R, C, L, checked, connected, no_black_lines, fold, clues, patterns, exact, need, seconds, "
-     "max_transitions) -> (count or None when a budget stopped it, most states in a layer, transitions, "
-     "seconds)"},
+     "max_transitions, prune=True) -> (count or None when a budget stopped it, most states in a layer, "
+     "transitions, seconds); prune: drop states the reachability table proves dead (unfolded, with clues)"},
+    {"reachable", py_reachable, METH_VARARGS,
+     "reachable(R, C, clues, (min_word, checked, patterns, exact, need), queries) -> [bool]: the reachability "
+     "table's answers to queries [(row, run length per column as bytes, clue position)] (see _reachable.h)"},
     {"profile", py_profile, METH_VARARGS,
      "profile(the arguments of count) -> (count or None, states after each step, transitions of each step "
      "and of the end, seconds): the sizes of the layers, e.g. to plan a split"},

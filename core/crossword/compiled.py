@@ -34,11 +34,20 @@ class CompiledCrosswordSolver(CrosswordSolver):
         self._head = (puzzle.rows, puzzle.cols, at.tobytes(), cells.tobytes(), puzzle.clues, numbered,
                       puzzle.start - 1 if puzzle.start else -1, rules.min_word, rules.checked,
                       rules.no_black_lines, rules.connected)
+        self._reach_spec: tuple | None = None
+        self._reach_built = False
+
+    def _spec(self) -> tuple | None:
+        """The reachability table's rows for the C search (:meth:`reach_spec`), made once."""
+        if not self._reach_built:
+            self._reach_spec = self.reach_spec()
+            self._reach_built = True
+        return self._reach_spec
 
     def solve(self, path: Sequence[int] = (), request: SolveRequest = COUNT) -> SolveResult:
         path = tuple(path)
         (status, count, solutions, frontier, nodes, leaves, per_depth, factors, seconds, bad_step,
-         bad_options) = _crossword.solve(*self._head, list(path), *request.c_arguments())
+         bad_options) = _crossword.solve(*self._head, list(path), *request.c_arguments(), self._spec())
         if status == 3:
             raise PathError(f"path {path!r}: step {bad_step + 1} goes below a leaf")
         if status == 4:

@@ -40,6 +40,17 @@ grids, no start: a 15x15 in
 22,363 nodes instead of 174,559 with the end checked at row starts only, a 21x21 Sunday in
 1.3 million instead of 30.9 million; library entry 23 takes 1,113 nodes, 2,143 with the
 end checked at row starts, about two million with no check of the end at all).
+
+The rows below (2026-11-28).  Without symmetry (and left-right) nothing at the end of the
+grid is decided early, so the checks above see the end of the clue string only when the
+search gets there.  For those kinds, at the start of every row r >= 1, the rows decided
+so far (their profile: the vertical runs ending in row r-1) and the clue position where
+row r-1's letters begin must be able to carry the rest of the clue string by the
+reachability table of :mod:`.reachable` (:meth:`_State.reach_ok`; the C search asks the
+C twin of the table the same, node for node).  The table is built over the transfer's
+rows (:class:`.transfer.TransferCounter`); it ignores connectivity, so it only ends
+branches that reach no grid.  Replaying a path to draw a grid (:meth:`CrosswordSolver.grid`,
+:meth:`CrosswordSolver.path_of`) skips it: along a grid's path it always holds.
 """
 from __future__ import annotations
 
@@ -52,6 +63,16 @@ from ..search import COUNT, Path, SolveRequest, SolveResult, Solver, Stats, Subp
 from . import symmetry as sym
 from .grid import Grid
 from .puzzle import Puzzle
+from .reachable import Reachable, row_letters
+from .transfer import TransferCounter
+
+#: the symmetries whose rows below do not depend on the rows above (the table's kinds)
+UNFOLDED = ("none", "left-right")
+#: rows with more patterns than this turn the table off in the search: the C table then
+#: scans every pattern of the next row per entry (core/crossword/_reachable.h, PICK_MAX), and
+#: a search may ask about branches whose dead rows take that long to rule out (from 19
+#: columns without symmetry; left-right kinds keep it up to 33 columns)
+TABLE_MAX_PATTERNS = 4096
 
 UNKNOWN, WHITE, BLACK = 0, 1, 2
 LABEL_NAMES = ("black", "white", "across", "down", "across+down")
@@ -95,6 +116,7 @@ class _State:
         self.scan_q = R * C - 1
         self.scan_j = len(clues)
         self.line_bounds = rules.checked and rules.no_black_lines
+        self.reach: Reachable | None = None  # set by the search (CrosswordSolver.solve)
 
     # -- colours ---------------------------------------------------------------
     def set(self, q: int, col: int) -> bool:
@@ -221,8 +243,8 @@ class _State:
         ``p == n`` means every square is decided; an empty list otherwise is a dead end."""
         n, C = self.n, self.C
         while p < n:
-            if self.nclues >= 0 and not (self.suffix_scan(p) and self.lines_ok(p)
-                                         and (p % C or (self.open_scan_ok(p) and self.middle_ok(p)))):
+            if self.nclues >= 0 and not (self.suffix_scan(p) and self.lines_ok(p) and (
+                    p % C or (self.open_scan_ok(p) and self.middle_ok(p) and self.reach_ok(p)))):
                 return p, []
             opts = self.options(p)
             if len(opts) != 1:
@@ -358,6 +380,27 @@ class _State:
                 return False
         return True
 
+    def reach_ok(self, p: int) -> bool:
+        """At the start of row r = p // C (r >= 1), with the table on: the rows below can
+        carry the clue string from where row r-1's letters begin (``k`` less its letters;
+        its Down starts are decided, since every label forces the square below it)."""
+        if self.reach is None or p == 0:
+            return True
+        C, L, color = self.C, self.reach.L, self.color
+        r = p // C
+
+        def white(rr: int) -> int:
+            if rr < 0:
+                return 0
+            return sum(1 << c for c in range(C) if color[rr * C + c] == WHITE)
+
+        levels = [white(r - 1)]
+        for i in range(1, L):
+            levels.append(levels[-1] & white(r - 1 - i))
+        row = levels[0]
+        word, _ = row_letters(row, levels[1], white(r) & row)
+        return self.reach.can_finish(r - 1, tuple(levels), self.k - len(word))
+
     def lines_ok(self, p: int) -> bool:
         """Checked and no black lines: every row that starts at p or later starts an
         Across word, so the clue string must have that many Across clues left."""
@@ -397,6 +440,32 @@ class CrosswordSolver(Solver):
     def __init__(self, puzzle: Puzzle):
         self.puzzle = puzzle
         self.orbit = sym.orbits(puzzle.symmetry, puzzle.rows, puzzle.cols)
+        self._reach: Reachable | None = None
+
+    def reach_spec(self) -> tuple | None:
+        """The rows the reachability table is built over, (min_word, checked, patterns,
+        exact, need) — the transfer's per-row data — or None where the search does without
+        it (a folded symmetry, no clue string, past 64 rows or columns, a row with more
+        than :data:`TABLE_MAX_PATTERNS` patterns)."""
+        pz = self.puzzle
+        if pz.symmetry not in UNFOLDED or pz.clues is None or pz.rows > 64 or pz.cols > 64:
+            return None
+        (_R, _C, L, checked, _conn, _nbl, _fold, _clues, pats, exact, need) = \
+            TransferCounter(pz, prune=False).c_arguments()
+        if any(len(p) > TABLE_MAX_PATTERNS for p in pats):
+            return None
+        return L, checked, pats, exact, need
+
+    def reachable(self) -> Reachable | None:
+        """The Python table (built once, kept: its entries stay true), or None."""
+        if self._reach is None:
+            spec = self.reach_spec()
+            if spec is None:
+                return None
+            L, checked, pats, exact, need = spec
+            pz = self.puzzle
+            self._reach = Reachable(pz.rows, pz.cols, L, bool(checked), pz.clues, pats, exact, need)
+        return self._reach
 
     def estimate_refusal(self) -> str | None:
         """Why random paths cannot size this tree (see :mod:`core.estimate`), or None.
@@ -410,9 +479,12 @@ class CrosswordSolver(Solver):
                 "paths among many that end early")
 
     # -- replay -------------------------------------------------------------------
-    def _replay(self, path: Sequence[int]) -> tuple[_State, int, list[int], list[int]]:
-        """Replay ``path``: the state, the node's square and labels, the branching factors."""
+    def _replay(self, path: Sequence[int], prune: bool = False) -> tuple[_State, int, list[int], list[int]]:
+        """Replay ``path``: the state, the node's square and labels, the branching factors;
+        ``prune``: with the reachability table on (the search's tree)."""
         st = _State(self.puzzle, self.orbit)
+        if prune:
+            st.reach = self.reachable()
         if st.root():
             p, opts = st.descend(0)
         else:
@@ -467,7 +539,7 @@ class CrosswordSolver(Solver):
     def solve(self, path: Sequence[int] = (), request: SolveRequest = COUNT) -> SolveResult:
         t0 = time.perf_counter()
         path = tuple(path)
-        st, p, opts, factors = self._replay(path)
+        st, p, opts, factors = self._replay(path, prune=True)
         den = 1
         for f in factors:
             den *= f

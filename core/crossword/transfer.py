@@ -137,9 +137,11 @@ def connect(labels: bytes, row: int) -> tuple[bytes, bool]:
 class TransferCounter:
     """Counts the grids of one :class:`Puzzle` with the transfer method; ``fixed`` gives
     squares their colour (True black, False white, None free), e.g. to count one subtree
-    of another search."""
+    of another search; ``prune``: drop the states the reachability table
+    (:mod:`.reachable`) proves dead (unfolded kinds with a clue string; False only to
+    check that the pruned count is the same)."""
 
-    def __init__(self, puzzle: Puzzle, fixed: Sequence[bool | None] | None = None):
+    def __init__(self, puzzle: Puzzle, fixed: Sequence[bool | None] | None = None, prune: bool = True):
         if puzzle.symmetry not in SUPPORTED:
             raise ValueError(f"the transfer counter does not support {puzzle.symmetry!r} symmetry "
                              f"(supported: {', '.join(SUPPORTED)})")
@@ -163,6 +165,12 @@ class TransferCounter:
         self._letters: dict[tuple[int, int, int], tuple[str, int]] = {}
         self._links: dict[bytes, dict[int, tuple[bytes, bool]]] = {}
         self.max_states = 0
+        # unfolded with a clue string: states whose rows below cannot carry the rest of the
+        # clue string are dropped (core/crossword/reachable.py); counts are unchanged
+        self.reach = None
+        if prune and self.fold is None and self.clues is not None:
+            from .reachable import Reachable
+            self.reach = Reachable.of(self)
 
     # -- fixed data ------------------------------------------------------------------------
     def _rev(self, mask: int) -> int:
@@ -364,6 +372,11 @@ class TransferCounter:
                     continue
                 g2 = self.next_geometry(g, q)
                 if g2 is not None:
+                    if self.reach is not None:
+                        ks3 = {k: v for k, v in ks2.items() if self.reach.can_finish(r, g2[0], k)}
+                        if ks3:
+                            _merge(out, g2, ks3)
+                        continue
                     _merge(out, g2, ks2)
         return out
 

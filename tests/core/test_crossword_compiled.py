@@ -113,3 +113,42 @@ def test_time_budget_stops_with_a_frontier():
     res = c.solve((), SolveRequest(seconds=0.05))
     assert res.stopped_by == "budget" and res.frontier
     assert res.weight_done + sum(s.weight for s in res.frontier) == 1
+
+
+def table_puzzles() -> list[tuple[Puzzle, Grid]]:
+    """Random grids' clue strings where the reachability table is on (no symmetry,
+    left-right), under loose and strict rules, some with their numbered squares or start."""
+    rng = random.Random(28)
+    out = []
+    for i in range(24):
+        kind = ("none", "left-right")[i % 2]
+        R, C = rng.randint(4, 7), rng.randint(4, 7)
+        g = random_grid(R, C, kind, rng)
+        rules = (Rules(), Rules(2, False, True, False), Rules(3, True, False, True), Rules(2, False, False, False))[i % 4]
+        numbered = start = None
+        if i % 6 == 5:
+            nums = {n.row * C + n.col for n in g.numbering()}
+            numbered = tuple(q in nums for q in range(R * C))
+        elif i % 6 == 4:
+            start = g.first_square()
+        out.append((Puzzle.build(R, C, rules=rules, symmetry=kind, clues=g.clue_string(), numbered=numbered,
+                                 start=start), g))
+    return out
+
+
+@pytest.mark.parametrize("pz,g", table_puzzles(), ids=lambda x: x.describe() if isinstance(x, Puzzle) else "")
+def test_the_table_only_ends_dead_branches(pz, g):
+    """With the reachability table at row starts: the C search and the Python one node
+    for node; the same grids as the C search without the table, in no more nodes; the
+    grid the clue string came from among them under its own rules."""
+    from core.crossword import _crossword
+
+    c = CompiledCrosswordSolver(pz)
+    assert c.reach_spec() is not None
+    got = c.solve((), SolveRequest(listing=True))
+    ref = CrosswordSolver(pz).solve((), SolveRequest(listing=True))
+    assert ref.solutions == got.solutions and ref.stats.nodes_per_depth == got.stats.nodes_per_depth
+    plain = _crossword.solve(*c._head, [], *SolveRequest(listing=True).c_arguments(), None)
+    assert plain[2] == got.solutions and got.stats.nodes <= plain[4]
+    if pz.rules == Rules():
+        assert c.path_of(g) in got.solutions

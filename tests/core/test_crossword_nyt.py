@@ -1,9 +1,10 @@
 """Published New York Times grids (tests/core/data/crossword/nyt, each naming its source)
 rebuilt from their clue strings alone — no start, no other hint: the published grid is
 among the grids found, and the count is the same by the C search and the Python one
-where the Python one is quick.  One published grid is out of the search's reach from its clue
-string alone (the asymmetric 15x15): it is checked on the search tree and rebuilt from its
-numbered squares instead.  Timings are in bench/bench_crossword.py, not here."""
+where the Python one is quick.  One published grid has too many grids to list from its clue
+string alone (the asymmetric 15x15: 235,001,614): it is counted by the transfer method,
+its first grids listed by the search, checked on the search tree and rebuilt from its
+numbered squares.  Timings are in bench/bench_crossword.py, not here."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -40,9 +41,12 @@ TRANSFER_TOO = {"nyt-2011-12-25-sunday-23x23-left-right.txt", "nyt-2014-07-16-we
                 "nyt-2015-06-19-friday-15x15-left-right.txt"}
 #: ten seconds or more of search each (tens of millions of nodes)
 SLOW = {"nyt-2011-12-25-sunday-23x23-left-right.txt"}
-#: no symmetry: from the clue string alone neither the search (40 minutes) nor the transfer
-#: ends (see docs/models.md); with its numbered squares (the JSON's gridnums) these many fit
+#: no symmetry: with its numbered squares (the JSON's gridnums) these many fit
 FROM_NUMBERS = {"nyt-2017-02-16-thursday-15x15-asymmetric.txt": 320}
+#: ... and from its clue string alone these many, too many to list: the C transfer count
+#: with the reachability table (about 2 s) and without it (128 s, 1.56 to 5.6 million
+#: states a row; 2026-11-28) agree on it (see docs/models.md)
+FROM_CLUES_ONLY = {"nyt-2017-02-16-thursday-15x15-asymmetric.txt": 235_001_614}
 COUNTED = [p for p in FIXTURES if p.name in COUNTS]
 
 
@@ -114,6 +118,20 @@ def test_out_of_reach_grid_lies_on_the_search_tree(name):
     assert solver.grid(target).clue_string() == bare.clues
 
 
+@pytest.mark.parametrize("name", sorted(FROM_CLUES_ONLY))
+def test_too_many_to_list_counted_by_the_transfer_and_first_grids_listed(name):
+    """The clue string alone: the C transfer count (the reachability table on) is the
+    cross-checked count; the C search lists a first ten grids, each with that clue string."""
+    from core.crossword import _transfer
+
+    given, bare = without_start(NYT / name)
+    assert _transfer.count(*TransferCounter(bare).c_arguments(), -1.0, -1)[0] == FROM_CLUES_ONLY[name]
+    solver = CompiledCrosswordSolver(bare)
+    res = solver.solve((), SolveRequest(listing=True, limit=10))
+    assert res.count == 10 and res.stopped_by == "limit"
+    assert all(solver.grid(s).clue_string() == bare.clues for s in res.solutions)
+
+
 @pytest.mark.parametrize("name", sorted(FROM_NUMBERS))
 def test_out_of_reach_grid_rebuilt_from_its_numbered_squares(name):
     """With the numbered squares given too the count is small, and the C search, the
@@ -131,3 +149,25 @@ def test_out_of_reach_grid_rebuilt_from_its_numbered_squares(name):
     ref = CrosswordSolver(puzzle).solve((), SolveRequest(listing=True))
     assert ref.solutions == res.solutions and ref.stats.nodes == res.stats.nodes
     assert TransferCounter(puzzle).count() == res.count
+
+
+@pytest.mark.parametrize("name", sorted(FROM_CLUES_ONLY))
+def test_time_budgets_hold_inside_the_table(name):
+    """The table's own search heeds the caller's deadline: a 0.2 s transfer count stops
+    (no count) and a 0.2 s search stops with a frontier, each well within a second; the
+    search's frontier still names subtrees its continuation can search."""
+    import time
+
+    from core.crossword import _transfer
+
+    _, bare = without_start(NYT / name)
+    t = time.perf_counter()
+    assert _transfer.count(*TransferCounter(bare).c_arguments(), 0.2, -1)[0] is None
+    assert time.perf_counter() - t < 1.0
+    solver = CompiledCrosswordSolver(bare)
+    t = time.perf_counter()
+    res = solver.solve((), SolveRequest(seconds=0.2))
+    assert time.perf_counter() - t < 1.0
+    assert res.stopped_by == "budget" and res.frontier
+    more = solver.solve(res.frontier[-1].path, SolveRequest(listing=True, limit=1, seconds=30))
+    assert more.count <= 1

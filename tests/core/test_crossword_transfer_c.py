@@ -138,3 +138,79 @@ def test_listing_is_refused_with_a_pointer_to_the_search():
 def test_clue_strings_with_square_symmetry_are_refused():
     with pytest.raises(ProblemError, match="search"):
         TransferSolver(Puzzle.build(5, 5, symmetry="diagonal", clues="ZZZ"))
+
+
+# -- the reachability table (core/crossword/_reachable.h, reference core/crossword/reachable.py)
+UNFOLDED = ["none", "left-right"]
+
+
+@SETTINGS
+@given(st.integers(1, 7), st.integers(1, 7), st.sampled_from(UNFOLDED), rules_st, st.data())
+def test_pruning_by_the_table_never_changes_a_count(R, C, kind, rules, data):
+    """Pruned = unpruned, in C and in Python: the table only drops states that reach no grid."""
+    if min(R, C) < rules.min_word or R * C > 36:
+        return
+    pz, fixed = random_puzzle(data, R, C, kind, rules)
+    whole = TransferCounter(pz, fixed, prune=False)
+    expected = whole.count()
+    assert TransferCounter(pz, fixed).count() == expected
+    args = whole.c_arguments()
+    assert _transfer.count(*args, -1.0, -1, True)[0] == expected
+    assert _transfer.count(*args, -1.0, -1, False)[0] == expected
+
+
+def _table_queries(counter: TransferCounter) -> list[tuple[int, bytes, int]]:
+    """Every (row, run lengths, clue position) of the unpruned count's states, and the
+    positions next to each (so dead entries are asked about too)."""
+    out = set()
+    layer = {((0,) * counter.L, 0, bytes(counter.C) if counter.connected else None, False): {0: 1}}
+    for r in range(counter.R):
+        layer = counter.step(layer, r)
+        for g, ks in layer.items():
+            lens = bytes(counter.lengths(g[0]))
+            for k in ks:
+                for j in (k - 1, k, k + 1):
+                    if 0 <= j <= len(counter.clues):
+                        out.add((r, lens, j))
+    return sorted(out)
+
+
+@SETTINGS
+@given(st.integers(2, 7), st.integers(2, 7), st.sampled_from(UNFOLDED), rules_st, st.data())
+def test_table_in_c_equals_the_python_reference(R, C, kind, rules, data):
+    """Every answer of the C table (with its finer filters) is the reference's."""
+    if min(R, C) < rules.min_word or R * C > 36:
+        return
+    from core.crossword.reachable import Reachable, profile_of
+
+    pz, fixed = random_puzzle(data, R, C, kind, rules)
+    if pz.clues is None:
+        return
+    counter = TransferCounter(pz, fixed, prune=False)
+    ref = Reachable.of(counter)
+    queries = _table_queries(counter)
+    R_, C_, L, checked, _conn, _nbl, _fold, clues, pats, exact, need = counter.c_arguments()
+    spec = (L, checked, pats, exact, need)
+    got = _transfer.reachable(R_, C_, clues, spec, queries)
+    for (r, lens, j), answer in zip(queries, got):
+        levels = tuple(sum(1 << c for c in range(C) if lens[c] > i) for i in range(L))
+        assert ref.can_finish(r, levels, j) == answer, (r, lens, j)
+    # the next rows picked by the trie and by a scan (big rows' ways) answer the same
+    assert _transfer.reachable(R_, C_, clues, spec, queries, 1) == got
+    assert _transfer.reachable(R_, C_, clues, spec, queries, 2) == got
+    # profile_of rebuilds the same levels from the rows' masks
+    rows = [sum(1 << c for c in range(C) if (q + c) % 3) for q in range(R)]
+    for r in range(R):
+        lv = profile_of(rows, r, L)
+        assert lv[0] == rows[r] and all(lv[i] == lv[i - 1] & (rows[r - i] if r - i >= 0 else 0) for i in range(1, L))
+
+
+def test_table_prunes_the_states_of_a_clue_string():
+    """A 7x7 grid's clue string: far fewer states with the table, the same count."""
+    g = Grid(7, 7, tuple(ch == "#" for ch in "...#..." "...#..." "......." "##...##" "......." "...#..." "...#..."))
+    pz = Puzzle.build(7, 7, clues=g.clue_string())
+    args = TransferCounter(pz).c_arguments()
+    pruned = _transfer.count(*args, -1.0, -1, True)
+    whole = _transfer.count(*args, -1.0, -1, False)
+    assert pruned[0] == whole[0] >= 1
+    assert pruned[1] < whole[1]
