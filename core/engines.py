@@ -387,6 +387,12 @@ OWN_LEVELS_TRIAL_SECONDS = 1.0
 #: seconds (twice :data:`OWN_SEARCH_SECONDS`: crossword trees outrun their trial's
 #: forecast), else searched by the planner
 OWN_CARRY_ON_SECONDS = 1.0
+#: ... but a search its trial puts under :data:`OWN_SEARCH_SECONDS` is first carried on for
+#: this long only, then the count by levels has a look of as long, then the search goes on
+#: for the rest of :data:`OWN_CARRY_ON_SECONDS`: a clue string's tree can keep its work in
+#: the last percent of its weight (NYT 23x23 left-right, 2026-11-28: 98% done in 0.05 s,
+#: 0.95 s in all, where the transfer counts it in 0.065 s; the choice took 1.3 s)
+OWN_SEARCH_SLICE = 0.25
 #: past its trial, the count by levels is chosen where the search's trial puts the whole
 #: search past this (seconds); else the search is kept: a clue string prunes the search
 #: where it swells the transfer's states (a 21x21 rotational Sunday: the transfer in C
@@ -407,12 +413,14 @@ def _own_levels_or_search(problem: Searchable, options: SolverOptions, levels: E
 
     1. the search runs :data:`OWN_TRIAL_SECONDS`: a count that ends there is the answer;
     2. a search whose trial's share of its tree puts the whole under
-       :data:`OWN_SEARCH_SECONDS` is carried on for :data:`OWN_CARRY_ON_SECONDS`: one that
-       ends is the answer, one that does not goes on to 3 from there (the forecast
-       undershot); a search the count by levels cannot take on is let finish (its engine's
-       refusal is the reason given);
-    3. otherwise the count by levels runs :data:`OWN_LEVELS_TRIAL_SECONDS`: a count that
-       ends there is the answer;
+       :data:`OWN_SEARCH_SECONDS` is carried on for :data:`OWN_CARRY_ON_SECONDS` — first
+       :data:`OWN_SEARCH_SLICE`, then the count by levels has a look as long, then the
+       rest: one that ends is the answer, one that does not goes on to 3 from there (the
+       forecast undershot); a search the count by levels cannot take on is let finish
+       (its engine's refusal is the reason given);
+    3. otherwise (a search not carried on in 2 first goes on for :data:`OWN_SEARCH_SLICE`:
+       one that ends is the answer) the count by levels runs
+       :data:`OWN_LEVELS_TRIAL_SECONDS`: a count that ends there is the answer;
     4. past both, the search is carried on from its trial's frontier for
        :data:`OWN_CARRY_ON_SECONDS`: one that ends is the answer (a rebuild from a clue
        string: its trial's forecast overshoots 10-10,000 times, NYT Sundays of 0.1-0.5 s
@@ -435,21 +443,42 @@ def _own_levels_or_search(problem: Searchable, options: SolverOptions, levels: E
                             trial)
     done = float(trial.weight_done)
     left = trial.stats.seconds / done if done > 0 else float("inf")
-    if left < OWN_SEARCH_SECONDS:
-        whole = _carried_on(search, trial, seconds=OWN_CARRY_ON_SECONDS)
+    why_not = levels.refusal(problem) if levels.refusal is not None else None
+    chosen = replace(options, method=Method.LEVELS)
+    carried = left < OWN_SEARCH_SECONDS
+    if carried:
+        note = f"search: its {OWN_TRIAL_SECONDS} s trial finished {done:.0%} of its tree (about {left:.2g} s in all)"
+        whole = _carried_on(search, trial, seconds=OWN_SEARCH_SLICE)
         if whole.complete:
-            return MethodChoice(searched, f"search: its {OWN_TRIAL_SECONDS} s trial finished {done:.0%} of its tree "
-                                          f"(about {left:.2g} s in all)", search, whole)
+            return MethodChoice(searched, note, search, whole)
+        if why_not is None:  # the forecast undershot: a look at the count by levels
+            by_levels = solver_for(problem, chosen)
+            look = by_levels.solve((), SolveRequest(seconds=OWN_SEARCH_SLICE))
+            if look.complete:
+                return MethodChoice(chosen, f"levels: the {levels.name} method ({levels.summary}) counted everything "
+                                            f"in {look.stats.seconds:.2g} s; the search's {OWN_TRIAL_SECONDS} s trial "
+                                            f"had finished {done:.2%} of its tree, and {OWN_SEARCH_SLICE} s more did not "
+                                            f"end it", by_levels, look)
+        whole = _carried_on(search, whole, seconds=OWN_CARRY_ON_SECONDS - OWN_SEARCH_SLICE)
+        if whole.complete:
+            return MethodChoice(searched, note, search, whole)
         # the forecast undershot: a clue string's tree keeps its work in the last few
-        # percent of its weight (NYT 23x23 left-right: 98% done in 0.05 s, 11.5 s in all)
+        # percent of its weight (NYT 23x23 left-right: 98% done in 0.05 s, 11.5 s in all
+        # before the reachability table)
         trial = whole
         done = float(trial.weight_done)
         left = trial.stats.seconds / done if done > 0 else float("inf")
-    why_not = levels.refusal(problem) if levels.refusal is not None else None
     if why_not is not None:
         return MethodChoice(searched, f"search: its trial finished {done:.2%} of its tree; not the {levels.name} "
                                       f"method: {why_not}", search, _finished(search, trial))
-    chosen = replace(options, method=Method.LEVELS)
+    if not carried:  # a slice more first: a clue string's forecast overshoots (NYT Sundays: 0.1-0.5 s at 6-900 s)
+        more = _carried_on(search, trial, seconds=OWN_SEARCH_SLICE)
+        if more.complete:
+            return MethodChoice(searched, f"search: its {OWN_TRIAL_SECONDS} s trial, carried on, ended within "
+                                          f"{OWN_SEARCH_SLICE} s more ({more.stats.seconds:.2g} s in all)", search, more)
+        trial = more
+        done = float(trial.weight_done)
+        left = trial.stats.seconds / done if done > 0 else float("inf")
     by_levels = solver_for(problem, chosen)
     levels_trial = by_levels.solve((), SolveRequest(seconds=OWN_LEVELS_TRIAL_SECONDS))
     note = (f"levels: the {levels.name} method ({levels.summary}); the search's {OWN_TRIAL_SECONDS} s trial "

@@ -117,6 +117,19 @@ def test_a_time_budget_hands_back_its_children():
     assert result.count + sum(solver.count(s.path) for s in result.frontier) == 31_187
 
 
+def test_a_count_the_table_prunes_is_whole_under_a_time_budget():
+    """A clue string with no fold: the reachability table is most of the work and each
+    share would make it again, so a time budget does not cut the root (as the kernel's
+    level count); an explicit split still divides it, exactly."""
+    from core.library import load
+
+    solver = TransferSolver(load("crossword-53").puzzle)  # 9x9, no symmetry: 1,187 grids
+    result = solver.solve((), SolveRequest(seconds=0.0))
+    assert result.complete and result.count == 1187 and not result.frontier
+    pieces = solver.split(1)
+    assert len(pieces) > 1 and sum(solver.count(s.path) for s in pieces) == 1187
+
+
 def test_paths_name_shares_and_bad_paths_raise():
     solver = TransferSolver(Puzzle.build(7, 7))
     shares = solver.tree.slices
