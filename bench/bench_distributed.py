@@ -29,7 +29,11 @@ other work shares.  Each command runs in a session of its own, as from a shell. 
 between sessions, not processes, so under load a local pool of two gets no more CPU than
 one process (its wall speed-up reads about 1x), while each Celery worker — a session of
 its own — gets a share: only on a quiet machine do the wall ratios test the targets; the
-CPU seconds say what the parallel run cost either way.
+CPU seconds say what the parallel run cost either way.  The Celery workers serve all N runs
+(warm: the problem's solver built once, as a long-lived worker keeps it) unless ``--cold``
+starts new ones for each: a warm worker also keeps the level counts it made, so a count by
+levels run again is mostly looked up (the one-sided 5x18: 5.0, 3.8, 2.7 s in three warm
+runs; 2026-11-28) — use ``--cold`` for a problem counted by levels.
 
 Results go to stdout and bench/out/bench_distributed.json.  Needs PostgreSQL and Redis
 for the Celery and PostgreSQL parts (skipped with --no-celery / --no-pg).
@@ -187,23 +191,35 @@ def celery_part(args, pg: str, results: dict, baseline: float, count: int) -> No
     env = env_for(pg, args.broker)
     subprocess.run([sys.executable, "-m", "scheduler", "db", "upgrade"], cwd=ROOT, env=env, check=True,
                    capture_output=True)
-    workers = [subprocess.Popen([sys.executable, "-m", "scheduler", "worker", "-c", "1", "-Q", queue,
-                                 "-l", "WARNING", "-n", f"bench{i}@%h"], cwd=ROOT, env=env,
-                                start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-               for i in range(args.workers)]
-    try:
+    def start() -> list[subprocess.Popen]:
+        started = [subprocess.Popen([sys.executable, "-m", "scheduler", "worker", "-c", "1", "-Q", queue,
+                                     "-l", "WARNING", "-n", f"bench{i}@%h"], cwd=ROOT, env=env,
+                                    start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                   for i in range(args.workers)]
         time.sleep(3)  # the workers connect before the clock starts
-        cpu_before = sum(tree_cpu(w.pid) for w in workers)
-        tries = [submit_and_wait([args.problem, "--queue", queue, *args.flags], env, pg) for _ in range(args.repeat)]
-        worker_cpu = (sum(tree_cpu(w.pid) for w in workers) - cpu_before) / args.repeat
+        return started
+
+    def stop(running: list[subprocess.Popen]) -> None:
+        for w in running:
+            os.killpg(w.pid, signal.SIGTERM)
+        for w in running:
+            w.wait(timeout=60)
+
+    tries, worker_cpu = [], 0.0
+    workers = start()
+    try:
+        for k in range(args.repeat):
+            if k and args.cold:  # new processes: no solver, no level count kept from the run before
+                stop(workers)
+                workers = start()
+            cpu_before = sum(tree_cpu(w.pid) for w in workers)
+            tries.append(submit_and_wait([args.problem, "--queue", queue, *args.flags], env, pg))
+            worker_cpu += (sum(tree_cpu(w.pid) for w in workers) - cpu_before) / args.repeat
         submitted, run, _, _ = min(tries, key=lambda t: t[1]["seconds"])
         waiting = max(t[2] for t in tries)
         to_exit = max(t[3] for t in tries)
     finally:
-        for w in workers:
-            os.killpg(w.pid, signal.SIGTERM)
-        for w in workers:
-            w.wait(timeout=60)
+        stop(workers)
     if run["solutions"] != count:
         raise SystemExit(f"celery run counted {run['solutions']}, the baseline {count}")
     speedup = baseline / run["seconds"]
@@ -247,6 +263,9 @@ def main() -> None:
     ap.add_argument("--no-celery", action="store_true")
     ap.add_argument("--no-pg", action="store_true")
     ap.add_argument("--repeat", type=int, default=1, help="runs of each kind; the fastest is kept")
+    ap.add_argument("--cold", action="store_true",
+                    help="new Celery workers for each run: a warm worker keeps the problem's solver, and with it "
+                         "the level counts it made (a count by levels run again is then mostly looked up)")
     ap.add_argument("flags", nargs="*", help="run flags for the distributed runs (after --)")
     args = ap.parse_args()
     results: dict = {"problem": args.problem, "workers": args.workers, "flags": args.flags,

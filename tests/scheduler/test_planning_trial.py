@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import core.engines as engines
 from core.solver_options import Method, SolverOptions
-from scheduler.planning import PIECES_PER_WORKER, RunRequest, prepare
+from scheduler.planning import LEVELS_PIECES_PER_WORKER, PIECES_PER_WORKER, RunRequest, prepare
 from scheduler.run_options import Mode, RunOptions
 
 
@@ -30,3 +30,21 @@ def test_the_planner_goes_on_from_the_method_choice_trial(monkeypatch):
     assert len(first.frontier) >= PIECES_PER_WORKER * 2
     rest = sum(prepared.solver.solve(s.path).count for s in first.frontier)
     assert first.count + rest == 520
+
+
+def test_a_count_by_levels_keeps_its_units_whole_where_they_are_enough(monkeypatch):
+    """By levels, the pieces are orbit units as far as they go (a level count shares no
+    states with another subproblem's, so a unit divided costs work): with units enough for
+    two pieces a worker none is divided; the count stays exact."""
+    import scheduler.planning as planning
+
+    monkeypatch.setattr(planning, "TRIAL_SECONDS", 0.0)  # the trial counts the first unit only
+    monkeypatch.setattr(planning, "TRIAL_SECONDS_AT_LEAST", 0.0)
+    asked = RunOptions(solver=SolverOptions(method=Method.LEVELS, symmetry=True))
+    prepared = prepare(RunRequest("pentomino-6x10", None, Mode.COUNT, asked, estimate=False), workers=2)
+    first = prepared.plan.first
+    assert prepared.options.solver.method is Method.LEVELS and not first.complete
+    assert [len(s.path) for s in first.frontier] == [1] * len(first.frontier)  # units, none divided
+    assert len(first.frontier) >= LEVELS_PIECES_PER_WORKER * 2
+    rest = sum(prepared.solver.solve(s.path).count for s in first.frontier)
+    assert first.count + rest == 9356
