@@ -37,8 +37,8 @@ from typing import Sequence
 def row_letters(row: int, above: int, below: int) -> tuple[str, int]:
     """A row's clue letters in reading order and its numbered squares (a mask): an Across
     start has black (or the edge) on its left and white on its right, a Down start black
-    above and white below (``above``/``below``: the white squares of the rows next to it).
-    (The transfer's own ``letters``, again: the transfer imports this module.)"""
+    above and white below (``above``/``below``: the white squares of the rows next to it,
+    0 at the edge).  The transfer method's too (:mod:`.transfer` imports it)."""
     across = row & ~(row << 1) & (row >> 1)
     down = row & ~above & below
     out = []

@@ -34,6 +34,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from .puzzle import Puzzle
+from .reachable import Reachable, row_letters
 
 #: symmetry -> (how the bottom half mirrors the top: None, "same" or "reverse"; palindromic rows)
 SUPPORTED: dict[str, tuple[str | None, bool]] = {
@@ -71,20 +72,6 @@ def row_patterns(C: int, L: int, checked: bool, no_black_lines: bool) -> list[in
 
     go(0, 0)
     return [m for m in out if m or not no_black_lines]
-
-
-def letters(row: int, above: int, below: int) -> tuple[str, int]:
-    """The clue letters of a row in reading order and its numbered squares (a mask).
-    ``above``/``below``: the white squares of the rows next to it (0 at the edge)."""
-    across = row & ~(row << 1) & (row >> 1)
-    down = row & ~above & below
-    out = []
-    m = across | down
-    while m:
-        bit = m & -m
-        out.append("Z" if across & bit and down & bit else "A" if across & bit else "D")
-        m ^= bit
-    return "".join(out), across | down
 
 
 def run_ok(n: int, L: int, checked: bool) -> bool:
@@ -169,7 +156,6 @@ class TransferCounter:
         # clue string are dropped (core/crossword/reachable.py); counts are unchanged
         self.reach = None
         if prune and self.fold is None and self.clues is not None:
-            from .reachable import Reachable
             self.reach = Reachable.of(self)
 
     # -- fixed data ------------------------------------------------------------------------
@@ -256,7 +242,7 @@ class TransferCounter:
         key = (row, above & row, below & row)
         got = self._letters.get(key)
         if got is None:
-            got = self._letters[key] = letters(*key)
+            got = self._letters[key] = row_letters(*key)
         if 0 <= r < self.R:
             exact, need = self.numbers[r]
             if (exact is not None and got[1] != exact) or got[1] & need != need:

@@ -21,7 +21,8 @@ from core.crossword import Grid, Puzzle, Rules
 from core.crossword import symmetry as sym
 from core.crossword.library import ALL_GRID_COUNTS, CSV_PATH, FOUND_COUNTS
 from core.crossword.search import BLACK, WHITE, CrosswordSolver
-from core.crossword.transfer import SUPPORTED, TransferCounter, count, letters, row_patterns
+from core.crossword.reachable import row_letters
+from core.crossword.transfer import SUPPORTED, TransferCounter, count, row_patterns
 
 sys.path.insert(0, os.path.dirname(__file__))
 from test_crossword_reference import brute_force  # noqa: E402
@@ -67,7 +68,7 @@ def test_letters_agree_with_grid_numbering(C, data):
     """The mask arithmetic numbers a middle row like Grid.numbering does."""
     rows = [data.draw(st.integers(0, (1 << C) - 1)) for _ in range(3)]
     g = Grid(3, C, tuple(not (row >> c & 1) for row in rows for c in range(C)))
-    s, mask = letters(rows[1], rows[0], rows[2])
+    s, mask = row_letters(rows[1], rows[0], rows[2])
     nums = [n for n in g.numbering() if n.row == 1]
     assert s == "".join(n.letter for n in nums)
     assert mask == sum(1 << n.col for n in nums)
