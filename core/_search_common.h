@@ -2,7 +2,8 @@
  * _search_common.h — what the C searches (_kernel.c, _bitboard.c, _frontier.c) share:
  * the 128-bit count type, the monotonic clock their time budgets read, the growable
  * int32 buffer their paths, solutions and frontiers are recorded in, and the two
- * conversions of those records into Python objects.
+ * conversions of those records into Python objects; and the hash of a multi-word key
+ * that the crossword counters' tables share.
  *
  * A record buffer holds records one after another: a length L, then L option ids (a
  * path), then, where the record has factors, L branching factors (the weight along it).
@@ -17,6 +18,16 @@
 
 /* counts: 128 bits, since memoised and weighted counts pass 2^64 */
 typedef unsigned __int128 u128;
+
+/* A hash of a key of n 64-bit words (the crossword state tables and reachability memo). */
+static inline uint64_t hash_words(const uint64_t *k, int n) {
+    uint64_t h = 0x9E3779B97F4A7C15ull;
+    for (int i = 0; i < n; i++) {
+        h ^= k[i] + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+        h *= 0xBF58476D1CE4E5B9ull;
+    }
+    return h ^ (h >> 31);
+}
 
 /* A growable int32 buffer. */
 typedef struct { int32_t *v; int64_t n, cap; } Buf;

@@ -52,6 +52,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../_search_common.h" /* hash_words */
+
 #define REACH_MAXC 64
 
 typedef struct {
@@ -351,15 +353,6 @@ static inline int reach_pair_fits(const Reach *t, int r, int i, int j) {
     return (int)((t->pair[r][(int64_t)i * t->fw + j / 64] >> (j % 64)) & 1u);
 }
 
-static inline uint64_t reach_hash(const uint64_t *k, int kw) {
-    uint64_t h = 0x9E3779B97F4A7C15ull;
-    for (int i = 0; i < kw; i++) {
-        h ^= k[i] + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
-        h *= 0xBF58476D1CE4E5B9ull;
-    }
-    return h ^ (h >> 31);
-}
-
 #define REACH_USED (1ull << 63)
 #define REACH_LIVE (1ull << 62)
 
@@ -379,7 +372,7 @@ static inline void reach_key(const Reach *t, int r, const uint8_t *len, int j, u
 /* The slot of key (flags clear): where it is, or the empty slot where it would go. */
 static inline int64_t reach_slot(const Reach *t, const uint64_t *key) {
     uint64_t mask = (uint64_t)t->cap - 1;
-    uint64_t i = reach_hash(key, t->kw) & mask;
+    uint64_t i = hash_words(key, t->kw) & mask;
     const uint64_t flags = REACH_USED | REACH_LIVE;
     for (;; i = (i + 1) & mask) {
         const uint64_t *k = t->keys + i * (uint64_t)t->kw;
@@ -561,7 +554,7 @@ static int reach_ok_keyed(Reach *t, int r, const uint8_t *len, int j, const uint
                         reach_extend(C, L, len, t->pats[r + 1][w * 64 + __builtin_ctzll(m)], lens[nb]);
                         m &= m - 1;
                         reach_key(t, r + 1, lens[nb], j2, keys[nb]);
-                        __builtin_prefetch(t->keys + (reach_hash(keys[nb], t->kw) & (uint64_t)(t->cap - 1)) * t->kw);
+                        __builtin_prefetch(t->keys + (hash_words(keys[nb], t->kw) & (uint64_t)(t->cap - 1)) * t->kw);
                         nb++;
                     }
                     for (int b = 0; b < nb && !ok; b++) ok = reach_ok_keyed(t, r + 1, lens[b], j2, keys[b]);

@@ -37,15 +37,6 @@ typedef struct {
     int nw;
 } Table;
 
-static inline uint64_t hash_key(const uint64_t *k, int nw) {
-    uint64_t h = 0x9E3779B97F4A7C15ull;
-    for (int i = 0; i < nw; i++) {
-        h ^= k[i] + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
-        h *= 0xBF58476D1CE4E5B9ull;
-    }
-    return h ^ (h >> 31);
-}
-
 /* An empty table of `cap` slots (a power of two): 0 ok, -1 out of memory. */
 static int table_init(Table *t, int nw, int64_t cap) {
     t->nw = nw;
@@ -80,7 +71,7 @@ static int table_add(Table *t, const uint64_t *key, u128 v) {
     if (2 * (t->n + 1) > t->cap && table_grow(t)) return -1;
     int nw = t->nw;
     uint64_t mask = (uint64_t)t->cap - 1;
-    uint64_t i = hash_key(key, nw) & mask;
+    uint64_t i = hash_words(key, nw) & mask;
     for (;; i = (i + 1) & mask) {
         if (!t->counts[i]) {
             memcpy(t->keys + i * nw, key, sizeof(uint64_t) * (size_t)nw);

@@ -31,6 +31,7 @@ both.  The diagonal and quarter-turn kinds do not fit a row-by-row build and rai
 """
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Sequence
 
 from .puzzle import Puzzle
@@ -152,11 +153,15 @@ class TransferCounter:
         self._letters: dict[tuple[int, int, int], tuple[str, int]] = {}
         self._links: dict[bytes, dict[int, tuple[bytes, bool]]] = {}
         self.max_states = 0
-        # unfolded with a clue string: states whose rows below cannot carry the rest of the
-        # clue string are dropped (core/crossword/reachable.py); counts are unchanged
-        self.reach = None
-        if prune and self.fold is None and self.clues is not None:
-            self.reach = Reachable.of(self)
+        #: unfolded with a clue string: states whose rows below cannot carry the rest of the
+        #: clue string are dropped (core/crossword/reachable.py); counts are unchanged
+        self.prunes = prune and self.fold is None and self.clues is not None
+
+    @cached_property
+    def reach(self) -> Reachable | None:
+        """The Python reachability table this count prunes by (None: no pruning), made when
+        the Python count first asks: the C count makes its own (25 ms for a 15x15)."""
+        return Reachable.of(self) if self.prunes else None
 
     # -- fixed data ------------------------------------------------------------------------
     def _rev(self, mask: int) -> int:

@@ -120,7 +120,7 @@ class TransferSolver(Solver):
         74 s as 65 shares of 1.1 s each (2026-11-28).  So, like the kernel's level count,
         it is not cut by a time budget; an explicit split (``split``) still divides it."""
         if not self.peeled and not node[0]:
-            if self.counter.reach is not None:
+            if self.counter.prunes:
                 return True
             if self._tree is None:
                 return False
