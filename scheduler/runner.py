@@ -386,8 +386,17 @@ class CeleryExecutor:
                 self.app.send_task(name, args=args, queue=queue, producer=producer)
 
     def queue_size(self, queue: str) -> int:
-        with self.app.connection_for_write() as conn:
-            return int(conn.default_channel.queue_declare(queue=queue, passive=False).message_count)
+        """The messages waiting in ``queue``, asked over a connection of the app's pool: a
+        worker waiting for work asks every :data:`~scheduler.work_requests.POLL_SECONDS`,
+        and a new connection each time cost 3 ms of its CPU (a 16 s run on two workers:
+        0.19 s).  A connection that failed is closed before it goes back to the pool (its
+        next user connects again)."""
+        with self.app.pool.acquire(block=True) as conn:
+            try:
+                return int(conn.default_channel.queue_declare(queue=queue, passive=False).message_count)
+            except BaseException:
+                conn.collect()
+                raise
 
 
 #: the results of quick subproblems in one message are recorded together, once this much
