@@ -434,6 +434,8 @@ def execute_batch(ledger: Ledger, run_id: int, sub_ids: Sequence[int], executor:
                                   weights=[t.weight for t in rest], rate=results.rate, target=limit)
                 results.happened.update((t.sub_id, "handed back") for t in rest)
                 break
+            if requests is not None:
+                requests.holding(len(tasks) - i - 1)
             results.add(_solve(ledger, _solver_of(ledger, run), task, run, requests))
         results.flush()
     if "recorded" in results.happened.values() and not has_open(ledger, run_id,

@@ -4,9 +4,11 @@ sends the rest of its message back to the queue; the waiting ends when a message
 queued or nobody searches, and leaves no token; a sender wakes the waiting."""
 from __future__ import annotations
 
+import secrets
 import threading
 import time
 
+import pytest
 import redis
 
 from tc_helpers import SentMessages, make_run, sub_ids
@@ -17,7 +19,17 @@ from scheduler import ledger as L
 from scheduler.celery_config import SOLVE_TASK_NAME
 from scheduler.db import open_ledger
 from scheduler.runner import execute_batch
-from scheduler.work_requests import WorkRequests, fed_key, token_key
+from scheduler import work_requests
+from scheduler.work_requests import WorkRequests
+
+
+@pytest.fixture
+def own_tokens(monkeypatch) -> None:
+    """This test's requests for work under keys of its own: its run ids (1 in a fresh
+    ledger) are every test's, and tests run side by side on the same Redis."""
+    tag = secrets.token_hex(4)
+    monkeypatch.setattr(work_requests, "token_key", lambda run_id: f"tilecensus:test-{tag}:hungry:{run_id}")
+    monkeypatch.setattr(work_requests, "fed_key", lambda run_id: f"tilecensus:test-{tag}:fed:{run_id}")
 
 
 def _requests(url: str) -> WorkRequests:
@@ -54,7 +66,7 @@ def test_a_token_stops_the_search_with_its_frontier(broker_url):
     assert result.stopped_by == "budget" and result.frontier
     assert result.weight_done + sum(s.weight for s in result.frontier) == 1
     assert waited == ["nobody searching"]
-    assert requests.redis.llen(token_key(run_id)) == 0
+    assert requests.redis.llen(work_requests.token_key(run_id)) == 0
 
 
 def test_without_a_token_the_search_runs_to_its_end(broker_url):
@@ -71,12 +83,12 @@ def test_waiting_ends_when_a_message_is_queued_and_takes_its_token_back(broker_u
     looks = []
 
     def queued() -> int:
-        looks.append(requests.redis.lrange(token_key(run_id), 0, -1))
+        looks.append(requests.redis.lrange(work_requests.token_key(run_id), 0, -1))
         return 1 if len(looks) >= 3 else 0
 
     assert requests.wait_for_work(run_id, "me", queued, lambda: True) == "queued"
     assert looks[1] == [b"me"] and looks[2] == [b"me"]  # one token, renewed, not doubled
-    assert requests.redis.llen(token_key(run_id)) == 0
+    assert requests.redis.llen(work_requests.token_key(run_id)) == 0
 
 
 def test_no_requests_without_a_redis_broker():
@@ -84,7 +96,7 @@ def test_no_requests_without_a_redis_broker():
     assert WorkRequests.for_broker("redis://localhost:6379/0") is not None
 
 
-def test_a_message_gives_back_what_it_has_not_started_once_asked(sqlite_url, broker_url):
+def test_a_message_gives_back_what_it_has_not_started_once_asked(sqlite_url, broker_url, own_tokens):
     """A token taken while a message is held: the running search stops with its frontier
     once old enough, the subproblems not started go back to the queue, and the run still
     counts exactly."""
@@ -92,7 +104,7 @@ def test_a_message_gives_back_what_it_has_not_started_once_asked(sqlite_url, bro
     run_id = make_run(ledger, "pentomino-6x10", depth=1, executor="celery", memo=False)
     ids = sub_ids(ledger, run_id)
     executor = _Asking(broker_url)
-    executor.requests.redis.rpush(token_key(run_id), "idle-worker")
+    executor.requests.redis.rpush(work_requests.token_key(run_id), "idle-worker")
     happened = execute_batch(ledger, run_id, ids, executor)
     given = happened.index("handed back")
     assert 1 <= given <= 3 and set(happened[given:]) == {"handed back"}
@@ -107,6 +119,38 @@ def test_a_sender_wakes_the_waiting_workers(broker_url):
     requests = _requests(broker_url)
     run_id = 555_000_000 + int(time.time() * 1000) % 1_000_000
     requests.fed(run_id)
-    assert requests.redis.llen(fed_key(run_id)) == 1
+    assert requests.redis.llen(work_requests.fed_key(run_id)) == 1
     requests._nap(run_id)  # returns at once, taking the wake-up
-    assert requests.redis.llen(fed_key(run_id)) == 0
+    assert requests.redis.llen(work_requests.fed_key(run_id)) == 0
+
+
+
+
+def test_a_message_of_young_searches_gives_back_its_rest_at_once(sqlite_url, broker_url, own_tokens, monkeypatch):
+    """A token that comes while the message's searches are all young (each made to last
+    20 ms more, under HANDOFF_AFTER, so none is stopped) is taken at once all the same:
+    the subproblems not started go back at the end of the running search, instead of the
+    asker waiting for a search old enough to stop (here: none, the whole message)."""
+    from scheduler import runner
+
+    ledger = open_ledger(sqlite_url)
+    run_id = make_run(ledger, "pentomino-6x10", depth=2, executor="celery", memo=False)  # 328, each < 30 ms
+    ids = sub_ids(ledger, run_id)
+    executor = _Asking(broker_url)
+    real, calls = runner.solve_task, []
+
+    def young(*args):
+        calls.append(1)
+        if len(calls) == 5:  # the token comes during the fifth search
+            executor.requests.redis.rpush(work_requests.token_key(run_id), "idle-worker")
+        time.sleep(0.02)
+        return real(*args)
+
+    monkeypatch.setattr(runner, "solve_task", young)
+    happened = execute_batch(ledger, run_id, ids, executor)
+    given = happened.index("handed back")
+    assert given in (5, 6) and set(happened[given:]) == {"handed back"}
+    monkeypatch.setattr(runner, "solve_task", real)
+    while pending := sub_ids(ledger, run_id, state="pending"):
+        execute_batch(ledger, run_id, pending, None)
+    assert L.get_run(ledger, run_id).solutions == 9356
