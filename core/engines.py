@@ -17,11 +17,12 @@ option and the problem — never a ``TypeError`` from deep inside.
 """
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass, replace
 from typing import Callable, Protocol, Sequence
 
-from . import catalog
+from . import catalog, handoff
 from .distinct import DistinctSolver
 from .errors import ProblemError
 from .exact_cover import ExactCover
@@ -208,8 +209,9 @@ def _listing(names) -> str:
 class MethodChoice:
     """How a count will go, and why (``reason`` is None when the caller chose); the
     solver built for it, and the trial's result when the trial counted everything
-    (``trial``) or, where the search is chosen, what it has done so far (``partial``:
-    the planner goes on from its frontier instead of searching those nodes again)."""
+    (``trial``) or what it has done so far (``partial``: the search's trial, or the first
+    unit counted by levels; the planner goes on from its frontier instead of counting
+    those again)."""
 
     options: SolverOptions
     reason: str | None = None
@@ -266,7 +268,8 @@ QUICK_UNIT_SECONDS = 0.002
 QUICK_HOPELESS = 0.05
 
 
-def choose_method(problem: Searchable, options: SolverOptions, *, whole_count: bool) -> MethodChoice:
+def choose_method(problem: Searchable, options: SolverOptions, *, whole_count: bool,
+                  side_by_side: bool = False) -> MethodChoice:
     """Settle ``Method.AUTO`` by measuring: the search, the cheap-node search (bitboard)
     and counting by levels, each by orbits of the symmetry group where asked.
 
@@ -287,7 +290,11 @@ def choose_method(problem: Searchable, options: SolverOptions, *, whole_count: b
        trial's share puts the search at :data:`LEVELS_CLEAR` times that or more, levels
        are chosen; otherwise the search goes on for :data:`LEVELS_MARGIN` times less than
        the levels took, and whichever finishes first wins.  Without orbits the unit is
-       the whole count, so the winner's count is the answer.
+       the whole count, so the winner's count is the answer.  ``side_by_side`` (a run
+       with a second core's worker idle until the choice is made): the search's side of
+       the race runs in a thread beside the level count (both in C, the GIL released),
+       the same rule applied to its time, so the choice takes the longer of the two
+       instead of their sum.
     3. Otherwise the search's trial of the whole count, carried on from the quick trial to
        :data:`~core.frontier.AUTO_TRIAL_NODES` nodes (at most
        :data:`TRIAL_SECONDS_AT_MOST`: a node of a huge cover costs milliseconds): a count
@@ -336,7 +343,7 @@ def choose_method(problem: Searchable, options: SolverOptions, *, whole_count: b
         if width > AUTO_MAX_BAND:
             why_not = f"band {width} past {AUTO_MAX_BAND}"
     if why_not is None:
-        by_levels = _levels_or_search(problem, options, solver, unit_path, searcher, quick)
+        by_levels = _levels_or_search(problem, options, solver, unit_path, searcher, quick, side_by_side)
         if by_levels is not None:
             return by_levels
     if trial is None:
@@ -507,18 +514,18 @@ def _finished(search: Solver, trial: SolveResult) -> SolveResult | None:
 
 
 def _carried_on(solver: Solver, trial: SolveResult, node_budget: int | None = None,
-                seconds: float | None = None) -> SolveResult:
+                seconds: float | None = None, stop: threading.Event | None = None) -> SolveResult:
     """The trial carried on from its frontier, whose subtrees partition what is left (the
     split law): their counts added to the trial's, within ``node_budget`` nodes or
-    ``seconds`` more in all.  Complete when everything was counted; otherwise the
-    frontier is what is still unexplored (the unstarted subtrees and the frontier of the
-    one the budget stopped), so it can be carried on again."""
+    ``seconds`` more in all, or until ``stop`` is set.  Complete when everything was
+    counted; otherwise the frontier is what is still unexplored (the unstarted subtrees
+    and the frontier of the one the budget stopped), so it can be carried on again."""
     stats = Stats()
     stats.add(trial.stats)
     count = trial.count
     started = time.perf_counter()
     left = list(trial.frontier)
-    while left:
+    while left and not (stop is not None and stop.is_set()):
         nodes_left = None if node_budget is None else node_budget - (stats.nodes - trial.stats.nodes)
         seconds_left = None if seconds is None else seconds - (time.perf_counter() - started)
         if (nodes_left is not None and nodes_left <= 0) or (seconds_left is not None and seconds_left <= 0):
@@ -532,9 +539,10 @@ def _carried_on(solver: Solver, trial: SolveResult, node_budget: int | None = No
 
 
 def _levels_or_search(problem: Searchable, options: SolverOptions, search: Solver, unit_path: tuple[int, ...],
-                      searcher: Solver, quick: SolveResult) -> MethodChoice | None:
+                      searcher: Solver, quick: SolveResult, side_by_side: bool = False) -> MethodChoice | None:
     """Levels against the search on one unit, the search's quick trial there carried on
-    (see :func:`choose_method`); None when the level count gives up."""
+    (see :func:`choose_method`; ``side_by_side``: in a thread beside the level count);
+    None when the level count gives up."""
     whole = not unit_path
     searched = replace(options, method=Method.SEARCH)
     levels_options = replace(options, method=Method.LEVELS)
@@ -543,24 +551,104 @@ def _levels_or_search(problem: Searchable, options: SolverOptions, search: Solve
     if not isinstance(unit, KernelSolver) or level_path != unit_path:
         return None
     unit_note = "the whole count" if whole else f"one of {len(levels.searches())} units"
-    started = time.perf_counter()
-    done = unit.level_count(max_transitions=LEVELS_MAX_TRANSITIONS)
-    levels_seconds = time.perf_counter() - started
-    if done is None:
-        return None
+    beside = _SearchBeside(searcher, quick) if side_by_side else None
+    try:
+        started = time.perf_counter()
+        done = unit.level_count(max_transitions=LEVELS_MAX_TRANSITIONS)
+        levels_seconds = time.perf_counter() - started
+    except BaseException:  # interrupted: so is the race
+        if beside is not None:
+            beside.finish()
+        raise
     done_share = float(quick.weight_done)
     foreseen = quick.stats.seconds / done_share if done_share > 0 else float("inf")
-    if foreseen >= LEVELS_CLEAR * levels_seconds:  # no race: the quick trial already says
+    if done is None or foreseen >= LEVELS_CLEAR * levels_seconds:  # gave up, or no race: the quick trial says
+        if beside is not None:
+            beside.finish()
+        if done is None:
+            return None
         note = (f"{unit_note}: levels {levels_seconds:.2g} s, the search's {quick.stats.seconds:.2g} s trial "
                 f"finished {done_share:.0%} of it (about {foreseen:.2g} s)")
-        return MethodChoice(levels_options, f"levels: {note}", levels, levels.solve() if whole else None)
-    # the race goes on from the quick trial's frontier (its count is not searched again)
-    race = _carried_on(searcher, quick, seconds=levels_seconds / LEVELS_MARGIN - quick.stats.seconds)
-    if race.complete:
+        return _by_levels(levels_options, f"levels: {note}", levels, unit, levels_seconds, whole)
+    # the race goes on from the quick trial's frontier (its count is not searched again) for
+    # LEVELS_MARGIN times less than the levels took; beside them, it has had that already
+    allowance = levels_seconds / LEVELS_MARGIN - quick.stats.seconds
+    if beside is None:
+        race = _carried_on(searcher, quick, seconds=allowance)
+    else:
+        race = beside.finish(allowance - beside.seconds)
+    if race.complete and (beside is None or race.stats.seconds - quick.stats.seconds <= allowance):
         note = f"{unit_note}: search {race.stats.seconds:.2g} s, levels {levels_seconds:.2g} s"
         return MethodChoice(searched, f"search: {note}", search, race if whole else None)
     note = f"{unit_note}: levels {levels_seconds:.2g} s, search past {levels_seconds / LEVELS_MARGIN:.2g} s"
-    return MethodChoice(levels_options, f"levels: {note}", levels, levels.solve() if whole else None)
+    return _by_levels(levels_options, f"levels: {note}", levels, unit, levels_seconds, whole)
+
+
+def _by_levels(options: SolverOptions, reason: str, levels: Solver, unit: KernelSolver, unit_seconds: float,
+               whole: bool) -> MethodChoice:
+    """Levels chosen, the first unit counted: the whole count's answer when the unit is the
+    whole count, else the count gone on from that unit (``partial``: its count, looked up
+    where the level count kept it, and the other units as the frontier), so the planner
+    hands those on at once instead of a planning trial counting a second unit (a level
+    count does not stop for a budget: on the one-sided 5x18, 0.6 s more of serial start)."""
+    if whole:
+        return MethodChoice(options, reason, levels, levels.solve())
+    first = unit.solve()
+    first.stats.seconds = unit_seconds  # what the unit cost (the look-up is instant): it sizes the run's tasks
+    assert isinstance(levels, OrbitCounter)
+    return MethodChoice(options, reason, levels, partial=levels.after_first(first))
+
+
+#: the search beside a level count stops with it; this only bounds a thread nobody stops
+RACE_BESIDE_SECONDS = 24 * 3600.0
+
+
+class _SearchBeside:
+    """The search's side of the race with levels, carried on from the quick trial in a
+    thread of its own while the calling thread counts the unit by levels (both in C with
+    the GIL released: two cores, where the run has a second worker waiting for the choice).
+    :meth:`finish` stops it where it is — the handoff flag (:mod:`core.handoff`) ends the
+    running solve at its next clock reading — and returns how far it got.
+
+    Measured on the one-sided 5x18 (2026-11-28, `bench/bench_distributed.py --cold`): the
+    race after the level count took 0.4-0.6 s of a 1.66 s serial start; beside it, the
+    start took 1.32 s and two local workers went from 1.56x to 1.71x of one."""
+
+    def __init__(self, searcher: Solver, quick: SolveResult):
+        self._stop = threading.Event()
+        self._result: SolveResult | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, args=(searcher, quick), name="tilecensus-race",
+                                        daemon=True)
+        self._started = time.perf_counter()
+        self._thread.start()
+
+    @property
+    def seconds(self) -> float:
+        """How long the search has been going on."""
+        return time.perf_counter() - self._started
+
+    def _run(self, searcher: Solver, quick: SolveResult) -> None:
+        try:
+            self._result = _carried_on(searcher, quick, seconds=RACE_BESIDE_SECONDS, stop=self._stop)
+        except BaseException as exc:  # raised again in the choosing thread by finish()
+            self._error = exc
+
+    def finish(self, grace: float = 0.0) -> SolveResult:
+        """Let the search go on for ``grace`` seconds more at most, then stop it where it
+        is; its result."""
+        if grace > 0:
+            self._thread.join(grace)
+        self._stop.set()
+        handoff.request()
+        try:
+            self._thread.join()
+        finally:
+            handoff.clear()
+        if self._error is not None:
+            raise self._error
+        assert self._result is not None
+        return self._result
 
 
 def _whole_trial(solver: Solver, unit_path: tuple[int, ...], quick: SolveResult) -> SolveResult:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 import gc
+import os
 import time
 from dataclasses import dataclass, replace
 from fractions import Fraction
@@ -280,7 +281,9 @@ def prepare(request: RunRequest, *, workers: int, trial: bool = True, defer_esti
     # counting by orbits is for counts; --distinct counts its own way
     asked = replace(options.solver, symmetry=options.solver.symmetry and request.mode is Mode.COUNT
                     and not options.solver.distinct)
-    choice = choose_method(problem, asked, whole_count=whole_count(request.mode, options))
+    # a second worker would wait for the choice: the race of levels and search goes side by side
+    choice = choose_method(problem, asked, whole_count=whole_count(request.mode, options),
+                           side_by_side=workers >= 2 and (os.cpu_count() or 1) >= 2)
     settled = replace(choice.options, engine=engine_for(problem, choice.options).name)
     solver = choice.solver or solver_for(problem, settled)
     by_orbits = isinstance(solver, OrbitCounter)
@@ -292,7 +295,7 @@ def prepare(request: RunRequest, *, workers: int, trial: bool = True, defer_esti
     if trial and split_depth is None and options.subproblems is None:
         if choice.trial is not None:  # choosing the method counted everything already
             prepared.plan = Plan([Subpath((), Fraction(1))], 0, choice.trial.stats.seconds, first=choice.trial)
-        elif choice.partial is not None and choice.solver is solver:  # the search's trial, gone on from
+        elif choice.partial is not None and choice.solver is solver:  # the trial or first unit, gone on from
             prepared.plan = plan_from(solver, choice.partial, workers, settled.method is Method.LEVELS)
         else:
             prepared.plan = plan_by_trial(solver, request.mode, options, workers)

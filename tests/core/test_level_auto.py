@@ -261,3 +261,57 @@ def test_the_bitboard_race_stops_at_its_limit(tmp_path):
     state = (0, 3, 6)  # one option for each of the first three items
     assert engines._race_time(search, [state]) < float("inf")
     assert engines._race_time(bitboard, [state], limit=0.05) == float("inf")
+
+
+def _race_threads() -> list:
+    import threading
+
+    return [t for t in threading.enumerate() if t.name == "tilecensus-race"]
+
+
+def _handoff_flag_is_down() -> bool:
+    """A search under a time budget runs to its end: no stop request is left standing."""
+    result = KernelSolver(load("pentomino-3x20").exact_cover()).solve((), SolveRequest(seconds=60))
+    return result.complete and result.count == 8
+
+
+@pytest.mark.parametrize("margin, chosen", [(1e-9, "search"), (1e9, "levels")])
+def test_the_race_beside_the_levels_decides_as_the_race_after_them(monkeypatch, margin, chosen):
+    """side_by_side: the search's side of the race runs in a thread beside the level count,
+    under the same rule — a search allowed all the time it needs wins and its count is the
+    answer, one allowed none loses — and the count is exact either way; no search is left
+    running after the choice."""
+    import core.engines as engines
+    from core.solver_options import Method, SolverOptions
+
+    monkeypatch.setattr(engines, "QUICK_UNIT_SECONDS", 0.0)
+    monkeypatch.setattr(engines, "LEVELS_CLEAR", float("inf"))  # always a race
+    monkeypatch.setattr(engines, "LEVELS_MARGIN", margin)
+    problem = load("pentomino-5x12")  # no orbits: the unit is the whole count
+    choice = engines.choose_method(problem, SolverOptions(method=Method.AUTO, symmetry=False), whole_count=True,
+                                   side_by_side=True)
+    assert choice.options.method is Method(chosen)
+    assert choice.trial is not None and choice.trial.complete and choice.trial.count == 4 * 1_010
+    assert not _race_threads() and _handoff_flag_is_down()
+
+
+def test_an_interrupted_level_count_stops_the_race_beside_it(monkeypatch):
+    """Ctrl-C during the level count (the KeyboardInterrupt its interrupt check raises)
+    stops the search beside it too: the exception goes on up, no thread is left."""
+    import core.engines as engines
+    from core.solver_options import Method, SolverOptions
+
+    monkeypatch.setattr(engines, "QUICK_UNIT_SECONDS", 0.0)
+    monkeypatch.setattr(engines, "LEVELS_CLEAR", float("inf"))
+    started = []
+
+    def interrupted(self, *args, **kwargs):
+        started.append(len(_race_threads()))
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(KernelSolver, "level_count", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        engines.choose_method(load("pentomino-one-sided-5x18"), SolverOptions(method=Method.AUTO, symmetry=True),
+                              whole_count=True, side_by_side=True)
+    assert started == [1]  # the search was running beside the level count
+    assert not _race_threads() and _handoff_flag_is_down()

@@ -48,3 +48,33 @@ def test_a_count_by_levels_keeps_its_units_whole_where_they_are_enough(monkeypat
     assert len(first.frontier) >= LEVELS_PIECES_PER_WORKER * 2
     rest = sum(prepared.solver.solve(s.path).count for s in first.frontier)
     assert first.count + rest == 9356
+
+
+def test_the_planner_goes_on_from_the_unit_the_choice_counted_by_levels(monkeypatch):
+    """Levels chosen by racing them on the first orbit unit: that unit's count is the run's
+    first subproblem, the other units its frontier, whole — no planning trial counting a
+    second unit (a level count does not stop for a budget) — and the count stays exact."""
+    import scheduler.planning as planning
+    from core.kernel import KernelSolver
+
+    monkeypatch.setattr(engines, "QUICK_UNIT_SECONDS", 0.0)
+    monkeypatch.setattr(engines, "LEVELS_CLEAR", 0.0)  # levels chosen without a race
+    counted = []
+    level_count = KernelSolver.level_count
+
+    def spy(self, *args, **kwargs):
+        done = level_count(self, *args, **kwargs)
+        counted.append(done)
+        return done
+
+    monkeypatch.setattr(KernelSolver, "level_count", spy)
+    asked = RunOptions(solver=SolverOptions(method=Method.AUTO, symmetry=True))
+    prepared = planning.prepare(RunRequest("pentomino-6x10", None, Mode.COUNT, asked, estimate=False), workers=2)
+    first = prepared.plan.first
+    assert prepared.options.solver.method is Method.LEVELS
+    assert len({id(done) for done in counted}) == 1  # one unit counted while planning, looked up after
+    units = len(prepared.solver.anchor.representatives)
+    assert [s.path for s in first.frontier] == [(j,) for j in range(1, units)]
+    assert first.stats.seconds > 0  # the unit's level count: it sizes the tasks
+    rest = sum(prepared.solver.solve(s.path).count for s in first.frontier)
+    assert first.count + rest == 9356
