@@ -27,6 +27,17 @@
  * and every row's Down starts only where the row below is white (the square above is
  * not known there: a Down start is optional); the search asks it about each next row.
  *
+ * The quick test (checked puzzles, `reach_quick`, 2026-11-28): in a checked grid a square
+ * with black above is a run of one, which must go on, so it starts a Down word: the
+ * letters of row r are fixed by the profile, and the next rows that may follow are the
+ * supersets of `must` among those whose pair_fit holds where row r's letters end.
+ * `super[r][j]` holds, for every mask m of the 2^C, whether such a superset exists (4.2 MB
+ * for a 15x15 of 68 clues; built where it fits SUPER_BUDGET).  So an entry that is dead
+ * without asking a row below — nearly all of them — is decided by its letters and one bit
+ * in cache, before its key is made, and is never stored: the memo keeps only the entries
+ * that ask a row below (and the last row is answered outright).  Exact: it answers 0 only
+ * where the full search would find no next row to ask.
+ *
  * Memo layout: open addressing, linear probing, kw 64-bit words per slot, the value in
  * the key's first word so one probe reads one cache line:
  *   word 0   bit 63 occupied, bit 62 live (else dead), bits 0..6 r, bits 7..30 j,
@@ -85,6 +96,11 @@ typedef struct {
      * next rows with given squares white and black that go on from j are one AND each. */
     uint64_t **col, **at;
     int pw[REACH_MAXC];
+    /* checked puzzles within SUPER_BUDGET, else NULL (see reach_quick): per row r >= 1,
+     * (nclues + 1) bit sets over all 2^C masks m (sw words each): bit m of the j-th set
+     * is 1 when some pattern of row r whose pair_fit (fit) holds at j is white on all of m */
+    uint64_t **super;
+    int64_t sw;
     int64_t computed;      /* entries computed (a statistic) */
     /* the caller's budget: asked every REACH_STOP_EVERY memo misses; once it says 1,
      * `stopped` is set and every answer is 1 (no prune) and stored nowhere, so the caller
@@ -300,6 +316,48 @@ static int reach_picks(Reach *t) {
     return 0;
 }
 
+/* bytes of the superset sets (see Reach.super) past which reach_quick is not used */
+#define SUPER_BUDGET (64ll << 20)
+
+/* the quick dead-end test in force (the tests turn it off: _transfer.reachable's `quick`) */
+static int reach_quick_on = 1;
+
+/* Close one 2^C-bit set under subsets: bit m set when some set bit is a superset of m. */
+static void super_close(uint64_t *set, int C, int64_t sw) {
+    static const uint64_t upper[6] = {0xAAAAAAAAAAAAAAAAull, 0xCCCCCCCCCCCCCCCCull, 0xF0F0F0F0F0F0F0F0ull,
+                                      0xFF00FF00FF00FF00ull, 0xFFFF0000FFFF0000ull, 0xFFFFFFFF00000000ull};
+    for (int c = 0; c < C && c < 6; c++)
+        for (int64_t w = 0; w < sw; w++) set[w] |= (set[w] & upper[c]) >> (1u << c);
+    for (int c = 6; c < C; c++) {
+        int64_t stride = (int64_t)1 << (c - 6);
+        for (int64_t w = 0; w < sw; w++)
+            if (w & stride) set[w ^ stride] |= set[w];
+    }
+}
+
+/* The superset sets (see Reach.super) of a checked puzzle within SUPER_BUDGET: 0 ok (or
+ * none made), -1 out of memory. */
+static int reach_supers(Reach *t) {
+    if (!t->checked || t->C > 40) return 0;
+    int64_t sw = t->C >= 6 ? (int64_t)1 << (t->C - 6) : 1, per = (int64_t)(t->nclues + 1) * sw;
+    if ((int64_t)t->R * per * 8 > SUPER_BUDGET) return 0;
+    t->sw = sw;
+    t->super = calloc((size_t)t->R, sizeof(uint64_t *));
+    if (!t->super) return -1;
+    for (int r = 1; r < t->R; r++) {
+        uint64_t *sets = t->super[r] = calloc((size_t)per, sizeof(uint64_t));
+        if (!sets) return -1;
+        for (int i = 0; i < t->npats[r]; i++) {
+            uint64_t q = t->pats[r][i];
+            const uint64_t *at = t->pair ? t->pair[r] + (int64_t)i * t->fw : t->fit + (int64_t)r * t->fw;
+            for (int j = 0; j <= t->nclues; j++)
+                if (at[j / 64] >> (j % 64) & 1u) sets[j * sw + (int64_t)(q >> 6)] |= 1ull << (q & 63);
+        }
+        for (int j = 0; j <= t->nclues; j++) super_close(sets + j * sw, t->C, sw);
+    }
+    return 0;
+}
+
 /* An empty table over the caller's data: 0 ok, -1 out of memory. */
 static int reach_init(Reach *t, int R, int C, int L, int checked, const char *clues, int nclues,
                       uint64_t *const *pats, const int *npats, const int64_t *exact, const uint64_t *need) {
@@ -317,12 +375,16 @@ static int reach_init(Reach *t, int R, int C, int L, int checked, const char *cl
     t->fit = calloc((size_t)((R + 1) * t->fw), sizeof(uint64_t));
     if (!t->keys || !t->fit) return -1;
     if (reach_fit(t)) return -1;
-    return reach_tries(t) || reach_picks(t) ? -1 : 0;
+    return reach_tries(t) || reach_picks(t) || reach_supers(t) ? -1 : 0;
 }
 
 static void reach_free(Reach *t) {
     free(t->keys);
     free(t->fit);
+    if (t->super)
+        for (int r = 0; r < t->R; r++) free(t->super[r]);
+    free(t->super);
+    t->super = NULL;
     if (t->pair)
         for (int r = 0; r < t->R; r++) free(t->pair[r]);
     free(t->pair);
@@ -468,8 +530,38 @@ static inline void reach_extend(int C, int L, const uint8_t *len, uint64_t q, ui
 
 static int reach_ok_keyed(Reach *t, int r, const uint8_t *len, int j, const uint64_t *key);
 
+/* The quick test (checked puzzles with the superset sets; see the head comment) of the
+ * entry whose row r is `row` (above: its squares with white above; must: the runs that
+ * must go on): 0 when it is dead without asking a row below, 1 when it is live (the last
+ * row only), -1 when the rows below must be asked (the memo).  Checked, a square with
+ * black above is a run of one that must go on, so it starts a Down word: the letters of
+ * row r are fixed, and so the only next rows are the supersets of `must` that go on from
+ * where they end. */
+static inline int reach_quick(const Reach *t, int r, uint64_t row, uint64_t above, uint64_t must, int j) {
+    if (!reach_fits(t, r, j)) return 0;
+    if (r == t->R - 1) {
+        int n = must ? -1 : reach_letters(t, r, row, above, 0, j);
+        return n >= 0 && j + n == t->nclues;
+    }
+    int n = reach_letters(t, r, row, above, row & ~above, j);
+    if (n < 0 || !reach_fits(t, r + 1, j + n)) return 0;
+    const uint64_t *set = t->super[r + 1] + (int64_t)(j + n) * t->sw;
+    return (set[must >> 6] >> (must & 63) & 1u) ? -1 : 0;
+}
+
 /* See the head comment: 1 rows r+1.. can finish with rows r.. carrying clues[j:], 0 not. */
 static int reach_ok(Reach *t, int r, const uint8_t *len, int j) {
+    if (t->super && reach_quick_on && !t->stopped && !t->error) {
+        uint64_t row = 0, above = 0, must = 0;
+        for (int c = 0; c < t->C; c++) {
+            int n = len[c];
+            if (n >= 1) row |= 1ull << c;
+            if (n >= 2) above |= 1ull << c;
+            if (n >= 1 && n < t->L) must |= 1ull << c;
+        }
+        int quick = reach_quick(t, r, row, above, must, j);
+        if (quick >= 0) return quick;
+    }
     uint64_t key[1 + REACH_MAXC / 8];
     reach_key(t, r, len, j, key);
     return reach_ok_keyed(t, r, len, j, key);
@@ -489,12 +581,13 @@ static int reach_ok_keyed(Reach *t, int r, const uint8_t *len, int j, const uint
     if (t->error) return 1;
     if (!reach_fits(t, r, j)) return 0;
     const int C = t->C, L = t->L, fw = t->fw;
-    uint64_t row = 0, above = 0, must = 0;
+    uint64_t row = 0, above = 0, must = 0, long_runs = 0; /* long_runs: len >= L - 1 */
     for (int c = 0; c < C; c++) {
         int n = len[c];
         if (n >= 1) row |= 1ull << c;
         if (n >= 2) above |= 1ull << c;
         if (n >= 1 && n < L && (n >= 2 || t->checked)) must |= 1ull << c;
+        if (n >= L - 1) long_runs |= 1ull << c;
     }
     int ok = 0;
     if (r == t->R - 1) {
@@ -546,13 +639,19 @@ static int reach_ok_keyed(Reach *t, int r, const uint8_t *len, int j, const uint
                 uint64_t keys[BATCH][1 + REACH_MAXC / 8];
                 int w = 0;
                 uint64_t m = pw ? cand[0] : 0;
+                const int quick = t->super && reach_quick_on;
                 while (!ok) {
                     int nb = 0;
-                    while (nb < BATCH) {
+                    while (nb < BATCH && !ok) {
                         while (!m && ++w < pw) m = cand[w];
                         if (!m) break;
-                        reach_extend(C, L, len, t->pats[r + 1][w * 64 + __builtin_ctzll(m)], lens[nb]);
+                        const uint64_t q = t->pats[r + 1][w * 64 + __builtin_ctzll(m)];
                         m &= m - 1;
+                        if (quick) { /* the next row's entry: most are dead without a probe */
+                            int got = reach_quick(t, r + 1, q, q & row, q & ~long_runs, j2);
+                            if (got >= 0) { ok = got; continue; }
+                        }
+                        reach_extend(C, L, len, q, lens[nb]);
                         reach_key(t, r + 1, lens[nb], j2, keys[nb]);
                         __builtin_prefetch(t->keys + (hash_words(keys[nb], t->kw) & (uint64_t)(t->cap - 1)) * t->kw);
                         nb++;

@@ -653,20 +653,22 @@ static PyObject *py_profile(PyObject *self, PyObject *args) {
     return run_count(args, 1);
 }
 
-/* reachable(R, C, clues, (min_word, checked, patterns, exact, need), queries, mode=0)
- * -> [bool]: the reachability table's answers (_reachable.h) to queries [(r, len bytes,
- * j)], so tests can compare it with core/crossword/reachable.py; mode 1 picks the next
- * rows by the trie, mode 2 by a scan (as past the limits), 0 as the limits say. */
+/* reachable(R, C, clues, (min_word, checked, patterns, exact, need), queries, mode=0,
+ * quick=1) -> [bool]: the reachability table's answers (_reachable.h) to queries [(r, len
+ * bytes, j)], so tests can compare it with core/crossword/reachable.py; mode 1 picks the
+ * next rows by the trie, mode 2 by a scan (as past the limits), 0 as the limits say;
+ * quick 0 turns the quick dead-end test (reach_quick) off. */
 static PyObject *py_reachable(PyObject *self, PyObject *args) {
     (void)self;
     int R, C;
     PyObject *clues_obj, *spec, *queries;
-    int mode = 0;
-    if (!PyArg_ParseTuple(args, "iiSO!O!|i", &R, &C, &clues_obj, &PyTuple_Type, &spec, &PyList_Type, &queries,
-                          &mode))
+    int mode = 0, quick = 1;
+    if (!PyArg_ParseTuple(args, "iiSO!O!|ip", &R, &C, &clues_obj, &PyTuple_Type, &spec, &PyList_Type, &queries,
+                          &mode, &quick))
         return NULL;
     reach_pick_max = mode ? 0 : PICK_MAX;
     reach_trie_budget = mode == 2 ? 0 : TRIE_BUDGET;
+    reach_quick_on = quick;
     PyObject *out = NULL;
     Reach t;
     ReachRows rows;
@@ -693,6 +695,7 @@ static PyObject *py_reachable(PyObject *self, PyObject *args) {
 done:
     reach_pick_max = PICK_MAX;
     reach_trie_budget = TRIE_BUDGET;
+    reach_quick_on = 1;
     reach_free(&t);
     reach_rows_free(&rows);
     return out;
@@ -705,7 +708,8 @@ static PyMethodDef methods[] = {
      "transitions, seconds); prune: drop states the reachability table proves dead (unfolded, with clues)"},
     {"reachable", py_reachable, METH_VARARGS,
      "reachable(R, C, clues, (min_word, checked, patterns, exact, need), queries) -> [bool]: the reachability "
-     "table's answers to queries [(row, run length per column as bytes, clue position)] (see _reachable.h)"},
+     "table's answers to queries [(row, run length per column as bytes, clue position)] (see _reachable.h); "
+     "mode 1: the next rows by the trie, 2: by a scan; quick=False: without the quick dead-end test"},
     {"profile", py_profile, METH_VARARGS,
      "profile(the arguments of count) -> (count or None, states after each step, transitions of each step "
      "and of the end, seconds): the sizes of the layers, e.g. to plan a split"},

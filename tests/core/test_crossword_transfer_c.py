@@ -211,6 +211,9 @@ def test_table_in_c_equals_the_python_reference(R, C, kind, rules, data):
     # the next rows picked by the trie and by a scan (big rows' ways) answer the same
     assert _transfer.reachable(R_, C_, clues, spec, queries, 1) == got
     assert _transfer.reachable(R_, C_, clues, spec, queries, 2) == got
+    # and without the quick dead-end test of checked puzzles (it only answers sooner)
+    for mode in (0, 1, 2):
+        assert _transfer.reachable(R_, C_, clues, spec, queries, mode, False) == got
     # profile_of rebuilds the same levels from the rows' masks
     rows = [sum(1 << c for c in range(C) if (q + c) % 3) for q in range(R)]
     for r in range(R):
