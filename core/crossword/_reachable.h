@@ -187,6 +187,37 @@ static int fit_row(const Reach *t, int r, uint64_t p, uint64_t downs, uint64_t *
     return 1;
 }
 
+typedef unsigned __int128 reach_u128;
+
+/* fit_row for sets of one or two words (at most 127 clues) as one 128-bit integer (bit j:
+ * position j): the same reading, without the word loops (pair_fit makes millions). */
+static inline int fit_row2(const Reach *t, int r, uint64_t p, uint64_t downs, reach_u128 *cur, reach_u128 ma,
+                           reach_u128 md, reach_u128 mz) {
+    uint64_t across = p & ~(p << 1) & (p >> 1);
+    const int64_t ex = t->exact[r];
+    if (ex >= 0 && (across & ~(uint64_t)ex)) return 0;
+    const uint64_t num1 = (ex >= 0 ? (uint64_t)ex : 0) | t->need[r];  /* numbered */
+    const uint64_t num0 = ex >= 0 ? ~num1 : 0;                          /* not numbered */
+    reach_u128 x = *cur;
+    for (uint64_t m = p; m && x; ) {
+        int c = 63 - __builtin_clzll(m);
+        m ^= 1ull << c;
+        reach_u128 sh = x >> 1;
+        int down = (int)(downs >> c & 1u);
+        if (across >> c & 1u) x = sh & (down ? (ma | mz) : ma);
+        else if (down) {
+            reach_u128 d = sh & md;
+            x = (num1 >> c & 1u) ? d : (num0 >> c & 1u) ? x : (x | d);
+        } else if (num1 >> c & 1u) x = 0;
+    }
+    *cur = x;
+    return 1;
+}
+
+static inline reach_u128 words_to_u128(const uint64_t *w, int fw) {
+    return (reach_u128)w[0] | (fw > 1 ? (reach_u128)w[1] << 64 : 0);
+}
+
 /* pair_fit (see the head comment), bottom-up; the next rows are grouped by their white
  * squares under p (all that row p's letters see of them).  0 ok, -1 out of memory. */
 static int reach_pair_fit(Reach *t, const uint64_t *ma, const uint64_t *md, const uint64_t *mz) {
@@ -196,9 +227,10 @@ static int reach_pair_fit(Reach *t, const uint64_t *ma, const uint64_t *md, cons
     int64_t slots = 1;
     while (slots < 2 * most) slots *= 2;
     uint64_t *gkey = malloc(sizeof(uint64_t) * (size_t)slots);
-    int32_t *gidx = malloc(sizeof(int32_t) * (size_t)slots);
+    int32_t *gidx = malloc(sizeof(int32_t) * (size_t)slots), *gslot = malloc(sizeof(int32_t) * (size_t)slots);
     uint64_t *gset = malloc(sizeof(uint64_t) * (size_t)(most * fw));
-    int ok = t->pair && gkey && gidx && gset;
+    int ok = t->pair && gkey && gidx && gslot && gset;
+    if (gidx) for (int64_t g = 0; g < slots; g++) gidx[g] = -1;
     for (int r = 0; r < R && ok; r++) {
         t->pair[r] = calloc((size_t)(t->npats[r] ? t->npats[r] : 1) * (size_t)fw, sizeof(uint64_t));
         ok = t->pair[r] != NULL;
@@ -216,7 +248,6 @@ static int reach_pair_fit(Reach *t, const uint64_t *ma, const uint64_t *md, cons
             }
             /* group the next row's patterns by their squares under p: union of their sets */
             int groups = 0;
-            for (int64_t g = 0; g < slots; g++) gidx[g] = -1;
             for (int k = 0; k < t->npats[r + 1]; k++) {
                 uint64_t key = down_fits ? (t->pats[r + 1][k] & p) : 0;
                 uint64_t g = ((key * 0x9E3779B97F4A7C15ull) >> 20) & (uint64_t)(slots - 1);
@@ -224,6 +255,7 @@ static int reach_pair_fit(Reach *t, const uint64_t *ma, const uint64_t *md, cons
                 if (gidx[g] < 0) {
                     gidx[g] = groups;
                     gkey[g] = key;
+                    gslot[groups] = (int32_t)g;
                     memset(gset + (int64_t)groups * fw, 0, sizeof(uint64_t) * (size_t)fw);
                     groups++;
                 }
@@ -231,16 +263,29 @@ static int reach_pair_fit(Reach *t, const uint64_t *ma, const uint64_t *md, cons
                 uint64_t *u = gset + (int64_t)gidx[g] * fw;
                 for (int w = 0; w < fw; w++) u[w] |= below[w];
             }
-            for (int64_t g = 0; g < slots; g++) {
-                if (gidx[g] < 0) continue;
-                memcpy(cur, gset + (int64_t)gidx[g] * fw, sizeof(uint64_t) * (size_t)fw);
-                if (!fit_row(t, r, p, gkey[g], cur, ma, md, mz)) break;
-                for (int w = 0; w < fw; w++) out[w] |= cur[w];
+            if (fw <= 2) { /* the 128-bit reading: the same sets */
+                const reach_u128 a = words_to_u128(ma, fw), d = words_to_u128(md, fw), z = words_to_u128(mz, fw);
+                reach_u128 all = 0;
+                for (int g = 0; g < groups; g++) {
+                    reach_u128 x = words_to_u128(gset + (int64_t)g * fw, fw);
+                    if (!fit_row2(t, r, p, gkey[gslot[g]], &x, a, d, z)) break;
+                    all |= x;
+                }
+                out[0] = (uint64_t)all;
+                if (fw > 1) out[1] = (uint64_t)(all >> 64);
+            } else {
+                for (int g = 0; g < groups; g++) {
+                    memcpy(cur, gset + (int64_t)g * fw, sizeof(uint64_t) * (size_t)fw);
+                    if (!fit_row(t, r, p, gkey[gslot[g]], cur, ma, md, mz)) break;
+                    for (int w = 0; w < fw; w++) out[w] |= cur[w];
+                }
             }
+            for (int g = 0; g < groups; g++) gidx[gslot[g]] = -1; /* the slots empty again */
         }
     }
     free(gkey);
     free(gidx);
+    free(gslot);
     free(gset);
     return ok ? 0 : -1;
 }
