@@ -83,6 +83,10 @@ class Engine:
     counts_by_levels: bool = False
     #: why this engine cannot count a problem it is listed for (None: it can)
     refusal: Callable[[Searchable], str | None] | None = None
+    #: a count by levels that is quick where the search's trial is slow (the crossword
+    #: transfer pruned by its reachability table): the method choice tries it before
+    #: carrying a slow search on (:func:`_own_levels_or_search`, step 3)
+    levels_first: Callable[[Searchable], bool] | None = None
 
 
 ENGINES: dict[str, Engine] = {}
@@ -427,7 +431,9 @@ def _own_levels_or_search(problem: Searchable, options: SolverOptions, levels: E
        (its engine's refusal is the reason given);
     3. otherwise (a search not carried on in 2 first goes on for :data:`OWN_SEARCH_SLICE`:
        one that ends is the answer) the count by levels runs
-       :data:`OWN_LEVELS_TRIAL_SECONDS`: a count that ends there is the answer;
+       :data:`OWN_LEVELS_TRIAL_SECONDS`: a count that ends there is the answer — where the
+       engine says its count is quick (``levels_first``: the crossword transfer pruned by
+       its reachability table) that trial comes before the search's slice;
     4. past both, the search is carried on from its trial's frontier for
        :data:`OWN_CARRY_ON_SECONDS`: one that ends is the answer (a rebuild from a clue
        string: its trial's forecast overshoots 10-10,000 times, NYT Sundays of 0.1-0.5 s
@@ -478,7 +484,16 @@ def _own_levels_or_search(problem: Searchable, options: SolverOptions, levels: E
     if why_not is not None:
         return MethodChoice(searched, f"search: its trial finished {done:.2%} of its tree; not the {levels.name} "
                                       f"method: {why_not}", search, _finished(search, trial))
-    if not carried:  # a slice more first: a clue string's forecast overshoots (NYT Sundays: 0.1-0.5 s at 6-900 s)
+    by_levels = solver_for(problem, chosen)
+    note = (f"levels: the {levels.name} method ({levels.summary}); the search's {OWN_TRIAL_SECONDS} s trial "
+            f"finished {done:.2%} of its tree")
+    # levels first where the engine says they are quick (the NYT asymmetric 15x15: the
+    # slice cost 0.26 s of a 0.9 s choice, 2026-11-28)
+    levels_trial = None
+    if not carried and levels.levels_first is not None and levels.levels_first(problem):
+        levels_trial = by_levels.solve((), SolveRequest(seconds=OWN_LEVELS_TRIAL_SECONDS))
+    if not carried and (levels_trial is None or not levels_trial.complete):
+        # a slice more first: a clue string's forecast overshoots (NYT Sundays: 0.1-0.5 s at 6-900 s)
         more = _carried_on(search, trial, seconds=OWN_SEARCH_SLICE)
         if more.complete:
             return MethodChoice(searched, f"search: its {OWN_TRIAL_SECONDS} s trial, carried on, ended within "
@@ -486,10 +501,8 @@ def _own_levels_or_search(problem: Searchable, options: SolverOptions, levels: E
         trial = more
         done = float(trial.weight_done)
         left = trial.stats.seconds / done if done > 0 else float("inf")
-    by_levels = solver_for(problem, chosen)
-    levels_trial = by_levels.solve((), SolveRequest(seconds=OWN_LEVELS_TRIAL_SECONDS))
-    note = (f"levels: the {levels.name} method ({levels.summary}); the search's {OWN_TRIAL_SECONDS} s trial "
-            f"finished {done:.2%} of its tree")
+    if levels_trial is None:
+        levels_trial = by_levels.solve((), SolveRequest(seconds=OWN_LEVELS_TRIAL_SECONDS))
     if levels_trial.complete:
         return MethodChoice(chosen, f"{note}, the {levels.name} method counted everything in "
                                     f"{levels_trial.stats.seconds:.2g} s", by_levels, levels_trial)

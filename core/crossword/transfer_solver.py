@@ -47,6 +47,14 @@ def refusal(puzzle: Puzzle) -> str | None:
     return peel.refusal(puzzle)
 
 
+def prunes_by_table(puzzle: Puzzle) -> bool:
+    """Whether the C transfer count of ``puzzle`` prunes by the reachability table (a
+    clue string, a kind built row by row without folding: no symmetry, left-right), so
+    that it is quick where the search's trial is slow: the method choice looks at it
+    before carrying the search on (:func:`core.engines._own_levels_or_search`)."""
+    return puzzle.clues is not None and SUPPORTED.get(puzzle.symmetry, ("", False))[0] is None
+
+
 def c_count(puzzle: Puzzle, fixed: Sequence[bool | None] | None = None) -> int:
     """The number of grids of ``puzzle`` by the C transfer count (the contract of
     :func:`core.crossword.transfer.count`, or for the square kinds of

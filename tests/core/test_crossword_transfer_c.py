@@ -221,6 +221,18 @@ def test_table_in_c_equals_the_python_reference(R, C, kind, rules, data):
         assert lv[0] == rows[r] and all(lv[i] == lv[i - 1] & (rows[r - i] if r - i >= 0 else 0) for i in range(1, L))
 
 
+def test_the_table_prunes_unfolded_kinds_with_a_clue_string_only():
+    """prunes_by_table (the method choice's levels_first): a clue string and no fold."""
+    from core.crossword.transfer_solver import prunes_by_table
+
+    g = Grid(5, 5, tuple(ch == "#" for ch in "....." "....." "..#.." "....." "....."))
+    clues = g.clue_string()
+    assert prunes_by_table(Puzzle.build(5, 5, clues=clues))
+    assert prunes_by_table(Puzzle.build(5, 5, symmetry="left-right", clues=clues))
+    assert not prunes_by_table(Puzzle.build(5, 5, symmetry="rotational", clues=clues))
+    assert not prunes_by_table(Puzzle.build(5, 5))
+
+
 def test_table_prunes_the_states_of_a_clue_string():
     """A 7x7 grid's clue string: far fewer states with the table, the same count."""
     g = Grid(7, 7, tuple(ch == "#" for ch in "...#..." "...#..." "......." "##...##" "......." "...#..." "...#..."))
