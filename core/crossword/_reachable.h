@@ -31,8 +31,9 @@
  * with black above is a run of one, which must go on, so it starts a Down word: the
  * letters of row r are fixed by the profile, and the next rows that may follow are the
  * supersets of `must` among those whose pair_fit holds where row r's letters end.
- * `super[r][j]` holds, for every mask m of the 2^C, whether such a superset exists (4.2 MB
- * for a 15x15 of 68 clues; built where it fits SUPER_BUDGET).  So an entry that is dead
+ * `super[r][j]` holds, for every mask m of the 2^C, whether such a superset exists (4 KB
+ * each, 4.2 MB for a 15x15 of 68 clues; where they fit SUPER_BUDGET; each made on first
+ * use, so a search that ends at once pays for a few).  So an entry that is dead
  * without asking a row below — nearly all of them — is decided by its letters and one bit
  * in cache, before its key is made, and is never stored: the memo keeps only the entries
  * that ask a row below (and the last row is answered outright).  Exact: it answers 0 only
@@ -100,6 +101,7 @@ typedef struct {
      * (nclues + 1) bit sets over all 2^C masks m (sw words each): bit m of the j-th set
      * is 1 when some pattern of row r whose pair_fit (fit) holds at j is white on all of m */
     uint64_t **super;
+    uint8_t **super_made;  /* per row r >= 1: 1 where the j-th set is made (on first use) */
     int64_t sw;
     int64_t computed;      /* entries computed (a statistic) */
     /* the caller's budget: asked every REACH_STOP_EVERY memo misses; once it says 1,
@@ -380,27 +382,38 @@ static void super_close(uint64_t *set, int C, int64_t sw) {
     }
 }
 
-/* The superset sets (see Reach.super) of a checked puzzle within SUPER_BUDGET: 0 ok (or
- * none made), -1 out of memory. */
+/* The superset sets (see Reach.super) of a checked puzzle within SUPER_BUDGET, empty: each
+ * is made on first use (super_set; a search that ends at once makes a few).  0 ok (or none
+ * made), -1 out of memory. */
 static int reach_supers(Reach *t) {
     if (!t->checked || t->C > 40) return 0;
     int64_t sw = t->C >= 6 ? (int64_t)1 << (t->C - 6) : 1, per = (int64_t)(t->nclues + 1) * sw;
     if ((int64_t)t->R * per * 8 > SUPER_BUDGET) return 0;
     t->sw = sw;
     t->super = calloc((size_t)t->R, sizeof(uint64_t *));
-    if (!t->super) return -1;
+    t->super_made = calloc((size_t)t->R, sizeof(uint8_t *));
+    if (!t->super || !t->super_made) return -1;
     for (int r = 1; r < t->R; r++) {
-        uint64_t *sets = t->super[r] = calloc((size_t)per, sizeof(uint64_t));
-        if (!sets) return -1;
-        for (int i = 0; i < t->npats[r]; i++) {
-            uint64_t q = t->pats[r][i];
-            const uint64_t *at = t->pair ? t->pair[r] + (int64_t)i * t->fw : t->fit + (int64_t)r * t->fw;
-            for (int j = 0; j <= t->nclues; j++)
-                if (at[j / 64] >> (j % 64) & 1u) sets[j * sw + (int64_t)(q >> 6)] |= 1ull << (q & 63);
-        }
-        for (int j = 0; j <= t->nclues; j++) super_close(sets + j * sw, t->C, sw);
+        t->super[r] = calloc((size_t)per, sizeof(uint64_t));
+        t->super_made[r] = calloc((size_t)(t->nclues + 1), 1);
+        if (!t->super[r] || !t->super_made[r]) return -1;
     }
     return 0;
+}
+
+/* The superset set of row r (>= 1) at clue position j, made now if it is not yet: the
+ * patterns whose pair_fit (fit) holds at j, closed under subsets. */
+static const uint64_t *super_set(Reach *t, int r, int j) {
+    uint64_t *set = t->super[r] + (int64_t)j * t->sw;
+    if (t->super_made[r][j]) return set;
+    for (int i = 0; i < t->npats[r]; i++) {
+        const uint64_t q = t->pats[r][i];
+        const uint64_t *at = t->pair ? t->pair[r] + (int64_t)i * t->fw : t->fit + (int64_t)r * t->fw;
+        if (at[j / 64] >> (j % 64) & 1u) set[q >> 6] |= 1ull << (q & 63);
+    }
+    super_close(set, t->C, t->sw);
+    t->super_made[r][j] = 1;
+    return set;
 }
 
 /* An empty table over the caller's data: 0 ok, -1 out of memory. */
@@ -428,8 +441,12 @@ static void reach_free(Reach *t) {
     free(t->fit);
     if (t->super)
         for (int r = 0; r < t->R; r++) free(t->super[r]);
+    if (t->super_made)
+        for (int r = 0; r < t->R; r++) free(t->super_made[r]);
     free(t->super);
+    free(t->super_made);
     t->super = NULL;
+    t->super_made = NULL;
     if (t->pair)
         for (int r = 0; r < t->R; r++) free(t->pair[r]);
     free(t->pair);
@@ -582,7 +599,7 @@ static int reach_ok_keyed(Reach *t, int r, const uint8_t *len, int j, const uint
  * black above is a run of one that must go on, so it starts a Down word: the letters of
  * row r are fixed, and so the only next rows are the supersets of `must` that go on from
  * where they end. */
-static inline int reach_quick(const Reach *t, int r, uint64_t row, uint64_t above, uint64_t must, int j) {
+static inline int reach_quick(Reach *t, int r, uint64_t row, uint64_t above, uint64_t must, int j) {
     if (!reach_fits(t, r, j)) return 0;
     if (r == t->R - 1) {
         int n = must ? -1 : reach_letters(t, r, row, above, 0, j);
@@ -590,7 +607,7 @@ static inline int reach_quick(const Reach *t, int r, uint64_t row, uint64_t abov
     }
     int n = reach_letters(t, r, row, above, row & ~above, j);
     if (n < 0 || !reach_fits(t, r + 1, j + n)) return 0;
-    const uint64_t *set = t->super[r + 1] + (int64_t)(j + n) * t->sw;
+    const uint64_t *set = super_set(t, r + 1, j + n);
     return (set[must >> 6] >> (must & 63) & 1u) ? -1 : 0;
 }
 
