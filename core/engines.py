@@ -87,6 +87,10 @@ class Engine:
     #: transfer pruned by its reachability table): the method choice tries it before
     #: carrying a slow search on (:func:`_own_levels_or_search`, step 3)
     levels_first: Callable[[Searchable], bool] | None = None
+    #: the reverse: a count by levels that is slow where the model's own search is quick
+    #: (the crossword transfer of a clue string on a folded kind): the method choice
+    #: carries the search on for :data:`OWN_SEARCH_FIRST_SECONDS` before trying it
+    search_first: Callable[[Searchable], bool] | None = None
 
 
 ENGINES: dict[str, Engine] = {}
@@ -404,6 +408,12 @@ OWN_CARRY_ON_SECONDS = 1.0
 #: the last percent of its weight (NYT 23x23 left-right, 2026-11-28: 98% done in 0.05 s,
 #: 0.95 s in all, where the transfer counts it in 0.065 s; the choice took 1.3 s)
 OWN_SEARCH_SLICE = 0.25
+#: ... and where the engine says the count by levels is slow (``Engine.search_first``: the
+#: crossword transfer of a clue string on a folded kind, 49-92 s for the NYT rotational
+#: Sundays) the search goes on this long before it: those Sundays' searches take 0.03-0.31 s
+#: (the 1984 one, 0.30-0.31 s, fell past the 0.25 s slice into the transfer's 1 s trial:
+#: 1.35 s in all, 2026-11-28)
+OWN_SEARCH_FIRST_SECONDS = 0.75
 #: past its trial, the count by levels is chosen where the search's trial puts the whole
 #: search past this (seconds); else the search is kept: a clue string prunes the search
 #: where it swells the transfer's states (a 21x21 rotational Sunday: the transfer in C
@@ -429,8 +439,9 @@ def _own_levels_or_search(problem: Searchable, options: SolverOptions, levels: E
        rest: one that ends is the answer, one that does not goes on to 3 from there (the
        forecast undershot); a search the count by levels cannot take on is let finish
        (its engine's refusal is the reason given);
-    3. otherwise (a search not carried on in 2 first goes on for :data:`OWN_SEARCH_SLICE`:
-       one that ends is the answer) the count by levels runs
+    3. otherwise (a search not carried on in 2 first goes on for :data:`OWN_SEARCH_SLICE`,
+       or :data:`OWN_SEARCH_FIRST_SECONDS` where the engine says its count by levels is
+       slow here (``search_first``): one that ends is the answer) the count by levels runs
        :data:`OWN_LEVELS_TRIAL_SECONDS`: a count that ends there is the answer — where the
        engine says its count is quick (``levels_first``: the crossword transfer pruned by
        its reachability table) that trial comes before the search's slice;
@@ -494,10 +505,12 @@ def _own_levels_or_search(problem: Searchable, options: SolverOptions, levels: E
         levels_trial = by_levels.solve((), SolveRequest(seconds=OWN_LEVELS_TRIAL_SECONDS))
     if not carried and (levels_trial is None or not levels_trial.complete):
         # a slice more first: a clue string's forecast overshoots (NYT Sundays: 0.1-0.5 s at 6-900 s)
-        more = _carried_on(search, trial, seconds=OWN_SEARCH_SLICE)
+        first = levels.search_first is not None and levels.search_first(problem)
+        slice_seconds = OWN_SEARCH_FIRST_SECONDS if first else OWN_SEARCH_SLICE
+        more = _carried_on(search, trial, seconds=slice_seconds)
         if more.complete:
             return MethodChoice(searched, f"search: its {OWN_TRIAL_SECONDS} s trial, carried on, ended within "
-                                          f"{OWN_SEARCH_SLICE} s more ({more.stats.seconds:.2g} s in all)", search, more)
+                                          f"{slice_seconds} s more ({more.stats.seconds:.2g} s in all)", search, more)
         trial = more
         done = float(trial.weight_done)
         left = trial.stats.seconds / done if done > 0 else float("inf")

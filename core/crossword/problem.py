@@ -15,7 +15,7 @@ from .rules import violation
 from .compiled import CompiledCrosswordSolver
 from .search import CrosswordSolver
 from .transfer_solver import TransferSolver
-from .transfer_solver import prunes_by_table, refusal as transfer_refusal
+from .transfer_solver import prunes_by_table, transfer_is_slow, refusal as transfer_refusal
 
 class CrosswordProblem(Problem):
     """Rebuild crossword grids from their clue numbers, or count every legal grid."""
@@ -154,4 +154,5 @@ register_engine(Engine("transfer", "the crossword transfer method, counts only: 
                        "symmetries: layer by layer, in C too), equal states merged",
                        frozenset({"method"}), _transfer_solver, counts_by_levels=True,
                        refusal=lambda problem: transfer_refusal(problem.puzzle),  # type: ignore[attr-defined]
-                       levels_first=lambda problem: prunes_by_table(problem.puzzle)))  # type: ignore[attr-defined]
+                       levels_first=lambda problem: prunes_by_table(problem.puzzle),  # type: ignore[attr-defined]
+                       search_first=lambda problem: transfer_is_slow(problem.puzzle)))  # type: ignore[attr-defined]

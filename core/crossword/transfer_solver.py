@@ -55,6 +55,15 @@ def prunes_by_table(puzzle: Puzzle) -> bool:
     return puzzle.clues is not None and SUPPORTED.get(puzzle.symmetry, ("", False))[0] is None
 
 
+def transfer_is_slow(puzzle: Puzzle) -> bool:
+    """Whether the transfer count of ``puzzle`` is slow where the search is quick: a clue
+    string on a folded kind (rotational, the square symmetries), whose states keep the
+    clue position from both ends and which the reachability table does not prune — the
+    NYT rotational Sundays took the C transfer 49-92 s and the search 0.03-0.31 s — so the
+    method choice carries the search on longer before trying it."""
+    return puzzle.clues is not None and not prunes_by_table(puzzle)
+
+
 def c_count(puzzle: Puzzle, fixed: Sequence[bool | None] | None = None) -> int:
     """The number of grids of ``puzzle`` by the C transfer count (the contract of
     :func:`core.crossword.transfer.count`, or for the square kinds of

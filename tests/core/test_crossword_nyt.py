@@ -171,6 +171,38 @@ def test_the_pruned_transfer_is_tried_before_the_search_is_carried_on(name, monk
     assert carried == []
 
 
+def _problem_of(path: Path):
+    """The fixture as a crossword file holding only its size, symmetry and clue string."""
+    from core.crossword.problem import CrosswordProblem
+
+    _, bare = without_start(path)
+    text = (f'kind = "crossword"\nrows = {bare.rows}\ncols = {bare.cols}\nsymmetry = "{bare.symmetry}"\n'
+            f'clues = "{bare.clues}"\n')
+    return CrosswordProblem({"kind": "crossword", "format": "toml", "text": text})
+
+
+def test_a_folded_clue_string_gives_the_search_longer_before_the_transfer(monkeypatch):
+    """A clue string on a folded kind (the rotational Sundays) is slow by the transfer and
+    quick by the search: past its trial the search is carried on for
+    OWN_SEARCH_FIRST_SECONDS, not the 0.25 s slice, before any transfer trial (the 1984
+    Sunday needs 0.30-0.31 s: past the slice it went into the transfer's 1 s trial, 1.35 s
+    in all); the unfolded and clue-less kinds keep the slice."""
+    from core import engines
+    from core.crossword.transfer_solver import transfer_is_slow
+    from core.solver_options import Method, SolverOptions
+
+    sunday = _problem_of(NYT / "nyt-1984-01-01-sunday-21x21.txt")
+    assert transfer_is_slow(sunday.puzzle)
+    assert not transfer_is_slow(_problem_of(NYT / "nyt-2011-12-25-sunday-23x23-left-right.txt").puzzle)
+    assert not transfer_is_slow(Puzzle.build(13, 13, symmetry="rotational"))  # every grid: no clue string
+    slices = []
+    real = engines._carried_on
+    monkeypatch.setattr(engines, "_carried_on", lambda *a, **k: slices.append(k.get("seconds")) or real(*a, **k))
+    choice = engines.choose_method(sunday, SolverOptions(method=Method.AUTO), whole_count=True)
+    assert slices[0] == engines.OWN_SEARCH_FIRST_SECONDS
+    assert choice.solver.count() == COUNTS["nyt-1984-01-01-sunday-21x21.txt"]
+
+
 @pytest.mark.parametrize("name", sorted(FROM_NUMBERS))
 def test_out_of_reach_grid_rebuilt_from_its_numbered_squares(name):
     """With the numbered squares given too the count is small, and the C search, the
