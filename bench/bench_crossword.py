@@ -229,13 +229,14 @@ def plan_all_grids(n: int, kind: str, sample: int, workers: int, split_row: int 
     """The plan of counting every n x n grid as a distributed run: the transfer tree's
     shares (slices of a middle row's patterns, core/crossword/middle_split.py), a random
     sample of them counted here, and the whole run's time from the sample: the mean share
-    time times the shares, with two standard errors (shares differ in size).  The sampled
+    time times the shares, with two standard errors (shares differ in size; the
+    estimator of core/share_estimate.py, which `tilecensus estimate` uses).  The sampled
     shares' counts, scaled the same way, estimate the count."""
     import random
-    import statistics
 
     from core.crossword._transfer import profile
     from core.crossword.transfer_solver import TransferSolver
+    from core.share_estimate import scaled_total
 
     solver = TransferSolver(all_grids(n, kind), split_row=split_row, shares=shares)
     tree = solver.tree
@@ -254,12 +255,10 @@ def plan_all_grids(n: int, kind: str, sample: int, workers: int, split_row: int 
         counts.append(got)
         print(f"  share {j:3d}: {len(tree.slices[j]):3d} patterns, layers {layers}, {sum(moves):,} transitions, "
               f"{dt:.1f} CPU s, {got:,} grids", flush=True)
-    mean = statistics.fmean(times)
-    err = 2 * statistics.stdev(times) / len(times) ** 0.5 * k if len(times) > 1 else float("nan")
-    total = mean * k
-    est = statistics.fmean(counts) * k
-    print(f"ETA: {total / 3600:.2f} +- {err / 3600:.2f} core-hours; {total / 3600 / workers:.2f} h on {workers} "
-          f"workers (CPU time under this load); count about {est:.4g}", flush=True)
+    total, est = scaled_total(times, k), scaled_total(counts, k)  # as `tilecensus estimate` does
+    print(f"ETA: {total.value / 3600:.2f} +- {(total.high - total.value) / 3600:.2f} core-hours; "
+          f"{total.value / 3600 / workers:.2f} h on {workers} workers (CPU time under this load); "
+          f"count about {est.value:.4g}", flush=True)
 
 
 def main_counting(argv: list[str]) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -33,6 +33,9 @@ if TYPE_CHECKING:
 @click.option("--seconds", "max_seconds", type=click.FloatRange(min=0, min_open=True), default=30.0, show_default=True,
               help="stop sampling after this long")
 @click.option("--seed", type=int, default=0, show_default=True, help="which random paths (the same seed, the same estimate)")
+@click.option("--shares", "share_samples", type=click.IntRange(min=1), default=4, show_default=True,
+              help="where a whole count goes by levels: random shares of its root counted to time it (at least two, "
+                   "then until --seconds)")
 @distinct_option
 @engine_option
 @memo_option
@@ -42,10 +45,11 @@ if TYPE_CHECKING:
 @json_option
 @click.pass_obj
 def estimate(app: App, name_or_file: str, kind: str | None, samples: int, max_seconds: float, seed: int,
-             distinct: bool, engine: str | None, no_memo: bool, by_levels: bool, by_search: bool,
+             share_samples: int, distinct: bool, engine: str | None, no_memo: bool, by_levels: bool, by_search: bool,
              by_bitboard: bool) -> None:
     """Estimate a run before starting it: tree size, solutions and time on this machine
-    (Knuth's random-path estimator, with a 95% band), and how a whole count would go."""
+    (Knuth's random-path estimator, with a 95% band), and how a whole count would go —
+    where it goes by levels, its time from a random sample of its shares."""
     from core.engines import Method, choose_method, solver_for
     from core.estimate import CannotEstimate
     from core.estimate import estimate as knuth_estimate
@@ -65,8 +69,10 @@ def estimate(app: App, name_or_file: str, kind: str | None, samples: int, max_se
             click.echo(f"{problem.name}: cannot estimate this model: {exc}")
         return
     by_levels_here = whole.method is Method.LEVELS
+    shares = _shares_estimate(problem, whole.options, share_samples, seed, max_seconds) if by_levels_here else None
     if app.as_json:
-        app.echo_json({"problem": problem.name, **est.to_json(), "whole_count": str(whole.method)})
+        extra = {"by_levels": shares.to_json()} if shares is not None else {}
+        app.echo_json({"problem": problem.name, **est.to_json(), "whole_count": str(whole.method), **extra})
         return
 
     def band(b: Band, fmt: str = "{:,.0f}") -> str:
@@ -83,6 +89,27 @@ def estimate(app: App, name_or_file: str, kind: str | None, samples: int, max_se
     if by_levels_here:
         click.echo("note       this is the search; a whole count (solve, submit) goes by levels here, which "
                    "walks no tree (--by-search to search)")
+    if shares is not None:
+        counted = sum(s for _, s, _ in shares.sampled)
+        seconds = shares.seconds
+        click.echo(f"by levels  {shares.shares:,} shares of the root, {len(shares.sampled)} counted in "
+                   f"{_seconds(counted)}: {_seconds(seconds.value)}  (95%: {_seconds(seconds.low)} .. "
+                   f"{_seconds(seconds.high)}) on one core")
+        click.echo(f"           count about {band(shares.count, '{:,.4g}')}")
+
+
+def _seconds(x: float) -> str:
+    return f"{x:,.1f} s" if x >= 1 else f"{x:.2g} s"
+
+
+def _shares_estimate(problem: Any, options: Any, samples: int, seed: int, max_seconds: float) -> Any:
+    """The whole count by levels timed from a random sample of its root's shares
+    (:mod:`core.share_estimate`), on a solver of its own: the method choice's keeps the
+    level count of the unit it measured, which would time as nothing."""
+    from core.engines import solver_for
+    from core.share_estimate import estimate_by_shares
+
+    return estimate_by_shares(solver_for(problem, options), samples, seed=seed, max_seconds=max_seconds)
 
 
 @cli.command()

@@ -136,6 +136,20 @@ def test_estimate_of_a_crossword_rebuild_is_refused_not_wrong(tc):
     assert data["nodes"]["low"] <= 753 <= data["nodes"]["high"]  # every 7x7 grid: a tree of 753 nodes
 
 
+def test_a_count_by_levels_is_timed_from_a_sample_of_its_shares(tc):
+    """Levels walk no tree: where the whole count goes by levels, `estimate` also counts a
+    random sample of the root's shares and scales it (the ETA a distributed run can have
+    before it starts); every share sampled, the count is exact."""
+    text = tc("estimate", "crossword-all-9x9-rotational", "--by-levels", "--samples", "50").stdout
+    assert re.search(r"by levels  \d+ shares of the root, 4 counted in .* s: .* on one core", text)
+    data = json.loads(tc("estimate", "crossword-all-7x7-rotational", "--by-levels", "--samples", "50",
+                         "--shares", "1000", "--json").stdout)
+    shares = data["by_levels"]
+    assert data["whole_count"] == "levels" and len(shares["sampled"]) == shares["shares"]
+    count = json.loads(tc("solve", "crossword-all-7x7-rotational", "--json", "--workers", "1").stdout)["solutions"]
+    assert shares["count"]["estimate"] == shares["count"]["low"] == count
+
+
 def test_verify_agrees_then_catches_a_corrupted_result(tc, sqlite_url):
     from sqlalchemy import create_engine, text
 
