@@ -73,8 +73,9 @@ typedef struct {
     uint8_t *seen;                 /* connectivity scratch */
     int32_t *todo;
     int reach_on;                  /* 1: the reachability table ends dead rows (see the head) */
-    Reach reach;
-    ReachRows reach_rows;
+    Reach *reach;                  /* &own_reach, or a kept table's (reach_table): NULL when off */
+    Reach own_reach;               /* a table made for this call alone (a spec tuple), freed with it */
+    ReachRows own_rows;
 } Xw;
 
 /* ---- colours ------------------------------------------------------------------- */
@@ -334,7 +335,7 @@ static int reach_budget(void *ctx) {
  * every label forces the square below it), by the reachability table. */
 static int reach_row_ok(Xw *s, int p) {
     if (!s->reach_on || p == 0) return 1;
-    const int C = s->C, r = p / C, L = s->reach.L;
+    const int C = s->C, r = p / C, L = s->reach->L;
     uint8_t len[REACH_MAXC];
     uint64_t row = 0, above = 0, below = 0;
     for (int c = 0; c < C; c++) {
@@ -348,7 +349,7 @@ static int reach_row_ok(Xw *s, int p) {
     uint64_t nums = (row & ~(row << 1) & (row >> 1)) | (row & ~above & below);
     int j = s->k;
     for (; nums; nums &= nums - 1) j--;
-    return reach_ok(&s->reach, r - 1, len, j);
+    return reach_ok(s->reach, r - 1, len, j);
 }
 
 static inline int lines_ok(const Xw *s, int p) {
@@ -448,7 +449,7 @@ static void visit(Xw *s, int32_t depth) {
 }
 
 static int out_of_budget(Xw *s) {
-    if (s->oom || s->reach.stopped) return 1;
+    if (s->oom || (s->reach && s->reach->stopped)) return 1;
     if ((s->expanded & (INTERRUPT_EVERY - 1)) == 0 && interrupt_check(&s->interrupt)) return 1;
     if (s->node_budget >= 0 && s->nodes >= (unsigned long long)s->node_budget) return 1;
     if (s->deadline >= 0 && s->expanded % 64 == 0 && now_seconds() >= s->deadline) return 1;
@@ -525,11 +526,75 @@ static void xw_free(Xw *s) {
     free(s->per_depth);
     free(s->seen);
     free(s->todo);
-    reach_free(&s->reach);
-    reach_rows_free(&s->reach_rows);
+    if (s->reach) {  /* a kept table outlives the call: it must not call back into it */
+        s->reach->stop = NULL;
+        s->reach->stop_ctx = NULL;
+    }
+    reach_free(&s->own_reach);
+    reach_rows_free(&s->own_rows);
     free(s->solutions.v);
     free(s->stop_frontier.v);
     free(s->split_frontier.v);
+}
+
+/* ---- a reachability table kept between calls ----------------------------------------
+ * Making the table (its relaxations, the rows' patterns read from Python) costs tens of
+ * milliseconds on a big grid (the NYT 23x23 left-right: 54 ms), which every subproblem of
+ * a run paid again: 43 of them took 2.3 s of a 0.87 s listing.  reach_table() makes it
+ * once, in a capsule the Python solver keeps and passes to solve(); its memo is then kept
+ * too.  Sound across calls: an entry is a fact about the puzzle's rows below, whatever
+ * the path; a call the budget stops stores nothing (reach_ok); solve() clears the
+ * table's callback to its own frame before it returns. */
+#define KEPT_REACH "tilecensus.crossword.reach"
+
+typedef struct {
+    Reach t;
+    ReachRows rows;
+    int R, C, nclues;
+    char *clues;  /* the table's own copy: t.clues points here */
+} KeptReach;
+
+static void kept_reach_free(PyObject *capsule) {
+    KeptReach *kept = PyCapsule_GetPointer(capsule, KEPT_REACH);
+    if (!kept) return;
+    reach_free(&kept->t);
+    reach_rows_free(&kept->rows);
+    free(kept->clues);
+    free(kept);
+}
+
+static PyObject *crossword_reach_table(PyObject *self, PyObject *args) {
+    (void)self;
+    int R, C;
+    PyObject *clues_obj, *spec;
+    if (!PyArg_ParseTuple(args, "iiUO!", &R, &C, &clues_obj, &PyTuple_Type, &spec)) return NULL;
+    Py_ssize_t len;
+    const char *clues = PyUnicode_AsUTF8AndSize(clues_obj, &len);
+    if (!clues) return NULL;
+    KeptReach *kept = calloc(1, sizeof *kept);
+    if (!kept || !(kept->clues = malloc((size_t)len + 1))) {
+        free(kept);
+        return PyErr_NoMemory();
+    }
+    memcpy(kept->clues, clues, (size_t)len + 1);
+    kept->R = R;
+    kept->C = C;
+    kept->nclues = (int)len;
+    if (reach_from_python(&kept->t, &kept->rows, R, C, kept->clues, kept->nclues, spec)) {
+        reach_free(&kept->t);
+        reach_rows_free(&kept->rows);
+        free(kept->clues);
+        free(kept);
+        return NULL;
+    }
+    PyObject *capsule = PyCapsule_New(kept, KEPT_REACH, kept_reach_free);
+    if (!capsule) {
+        reach_free(&kept->t);
+        reach_rows_free(&kept->rows);
+        free(kept->clues);
+        free(kept);
+    }
+    return capsule;
 }
 
 static PyObject *options_list(const int8_t *opts, int m) {
@@ -602,11 +667,24 @@ static PyObject *crossword_solve(PyObject *self, PyObject *args) {
         }
         s.numbered = (const uint8_t *)PyBytes_AS_STRING(numbered_obj);
     }
-    if (reach_obj != Py_None) {
-        if (reach_from_python(&s.reach, &s.reach_rows, R, C, s.clues, s.nclues, reach_obj)) goto done;
+    if (PyCapsule_CheckExact(reach_obj)) {
+        KeptReach *kept = PyCapsule_GetPointer(reach_obj, KEPT_REACH);
+        if (!kept) goto done;
+        if (kept->R != R || kept->C != C || kept->nclues != s.nclues || !s.clues ||
+            memcmp(kept->clues, s.clues, (size_t)s.nclues) != 0) {
+            PyErr_SetString(PyExc_ValueError, "_crossword.solve: the reachability table is another puzzle's");
+            goto done;
+        }
+        s.reach = &kept->t;
+    } else if (reach_obj != Py_None) {
+        if (reach_from_python(&s.own_reach, &s.own_rows, R, C, s.clues, s.nclues, reach_obj)) goto done;
+        s.reach = &s.own_reach;
+    }
+    if (s.reach) {
         s.reach_on = 1;
-        s.reach.stop = reach_budget;
-        s.reach.stop_ctx = &s;
+        s.reach->stop = reach_budget;
+        s.reach->stop_ctx = &s;
+        s.reach->stopped = 0;  /* a kept table: an earlier call's stop stored nothing */
     }
     path_seq = PySequence_Fast(path_obj, "_crossword.solve: path must be a sequence");
     if (!path_seq) goto done;
@@ -673,7 +751,7 @@ static PyObject *crossword_solve(PyObject *self, PyObject *args) {
     interrupt_reacquire(&s.interrupt);
     const double elapsed = now_seconds() - started;
     if (s.interrupt.raised) goto done; /* the handler's exception stands */
-    if (s.oom || s.reach.error) {
+    if (s.oom || (s.reach && s.reach->error)) {
         PyErr_NoMemory();
         goto done;
     }
@@ -714,7 +792,10 @@ static PyMethodDef methods[] = {
      "solve(R, C, orb_at, orb, clues, numbered, start, min_word, checked, no_black_lines, connected, path, "
      "listing, limit, node_budget, seconds, max_depth, reach=None) -> (status, count, solutions, frontier, nodes, "
      "leaves, nodes_per_depth, path_factors, seconds, bad_step, bad_options); reach: (min_word, checked, patterns, "
-     "exact, need) turns on the reachability table at row starts"},
+     "exact, need) turns on the reachability table at row starts, made for the call; or reach_table()'s capsule"},
+    {"reach_table", crossword_reach_table, METH_VARARGS,
+     "reach_table(R, C, clues, (min_word, checked, patterns, exact, need)) -> a reachability table kept between "
+     "solve() calls of the same puzzle (a capsule)"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -34,20 +34,31 @@ class CompiledCrosswordSolver(CrosswordSolver):
         self._head = (puzzle.rows, puzzle.cols, at.tobytes(), cells.tobytes(), puzzle.clues, numbered,
                       puzzle.start - 1 if puzzle.start else -1, rules.min_word, rules.checked,
                       rules.no_black_lines, rules.connected)
-        self._reach_spec: tuple | None = None
+        self._reach_table: object | None = None
         self._reach_built = False
 
-    def _spec(self) -> tuple | None:
-        """The reachability table's rows for the C search (:meth:`reach_spec`), made once."""
+    def _table(self) -> object | None:
+        """The reachability table of the C search (over :meth:`reach_spec`'s rows), made
+        once and kept between calls, its memo with it — its entries stay true, as the Python
+        search's do — or None where the search does without.  Made anew for each call, it
+        cost every subproblem tens of milliseconds (NYT 23x23 left-right: 54 ms; its
+        listing in 43 subproblems took 3.3 s against 0.87 s in one)."""
         if not self._reach_built:
-            self._reach_spec = self.reach_spec()
+            spec = self.reach_spec()
+            pz = self.puzzle
+            self._reach_table = None if spec is None else _crossword.reach_table(pz.rows, pz.cols, pz.clues, spec)
             self._reach_built = True
-        return self._reach_spec
+        return self._reach_table
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)  # the kept table is this process's: a copy makes its own
+        state.update(_reach_table=None, _reach_built=False)
+        return state
 
     def solve(self, path: Sequence[int] = (), request: SolveRequest = COUNT) -> SolveResult:
         path = tuple(path)
         (status, count, solutions, frontier, nodes, leaves, per_depth, factors, seconds, bad_step,
-         bad_options) = _crossword.solve(*self._head, list(path), *request.c_arguments(), self._spec())
+         bad_options) = _crossword.solve(*self._head, list(path), *request.c_arguments(), self._table())
         if status == 3:
             raise PathError(f"path {path!r}: step {bad_step + 1} goes below a leaf")
         if status == 4:

@@ -152,3 +152,29 @@ def test_the_table_only_ends_dead_branches(pz, g):
     assert plain[2] == got.solutions and got.stats.nodes <= plain[4]
     if pz.rules == Rules():
         assert c.path_of(g) in got.solutions
+
+
+def test_the_table_is_kept_between_calls_and_is_its_puzzles_alone():
+    """The C search makes its reachability table once per solver and keeps it, memo and
+    all, for every later call (made anew each call, it cost each subproblem tens of
+    milliseconds): later calls find what a fresh solver finds; another puzzle's search
+    refuses the table; a pickled copy makes its own."""
+    import pickle
+
+    from core.crossword import _crossword
+
+    (pz, _), (other, _) = table_puzzles()[:2]
+    c = CompiledCrosswordSolver(pz)
+    first = c.solve((), SolveRequest(listing=True))
+    table = c._table()
+    assert table is not None and c._table() is table
+    for sub in c.split(2):
+        fresh = CompiledCrosswordSolver(pz).solve(sub.path, SolveRequest(listing=True))
+        same_result(c.solve(sub.path, SolveRequest(listing=True)), fresh)
+    same_result(c.solve((), SolveRequest(listing=True)), first)
+    o = CompiledCrosswordSolver(other)
+    with pytest.raises(ValueError, match="another puzzle"):
+        _crossword.solve(*o._head, [], *SolveRequest().c_arguments(), table)
+    copy = pickle.loads(pickle.dumps(c))
+    assert copy._reach_table is None
+    same_result(copy.solve((), SolveRequest(listing=True)), first)
