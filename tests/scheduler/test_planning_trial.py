@@ -59,6 +59,8 @@ def test_the_planner_goes_on_from_the_unit_the_choice_counted_by_levels(monkeypa
 
     monkeypatch.setattr(engines, "QUICK_UNIT_SECONDS", 0.0)
     monkeypatch.setattr(engines, "LEVELS_CLEAR", 0.0)  # levels chosen without a race
+    monkeypatch.setattr(planning, "TRIAL_SECONDS", 0.0)  # a unit slower than the trial (here: any)
+    monkeypatch.setattr(planning, "TRIAL_SECONDS_AT_LEAST", 0.0)
     counted = []
     level_count = KernelSolver.level_count
 
@@ -78,3 +80,20 @@ def test_the_planner_goes_on_from_the_unit_the_choice_counted_by_levels(monkeypa
     assert first.stats.seconds > 0  # the unit's level count: it sizes the tasks
     rest = sum(prepared.solver.solve(s.path).count for s in first.frontier)
     assert first.count + rest == 9356
+
+
+def test_units_quicker_than_the_trial_are_left_to_it(monkeypatch):
+    """Where a unit by levels takes less than the planning trial, the trial goes on and
+    counts the next units here (the first looked up): the one-sided 3x30's three units all
+    in planning, nothing handed on (handing them on as divided units took twice as long)."""
+    import scheduler.planning as planning
+
+    monkeypatch.setattr(engines, "QUICK_UNIT_SECONDS", 0.0)
+    monkeypatch.setattr(engines, "LEVELS_CLEAR", 0.0)
+    monkeypatch.setattr(planning, "TRIAL_SECONDS", 3600.0)  # any unit is quicker than the trial
+    asked = RunOptions(solver=SolverOptions(method=Method.AUTO, symmetry=True))
+    prepared = planning.prepare(RunRequest("pentomino-one-sided-3x30", None, Mode.COUNT, asked, estimate=False),
+                                workers=2)
+    first = prepared.plan.first
+    assert prepared.options.solver.method is Method.LEVELS
+    assert first.complete and first.count == 184
