@@ -554,13 +554,16 @@ typedef struct {
     char *clues;  /* the table's own copy: t.clues points here */
 } KeptReach;
 
-static void kept_reach_free(PyObject *capsule) {
-    KeptReach *kept = PyCapsule_GetPointer(capsule, KEPT_REACH);
-    if (!kept) return;
+static void kept_reach_drop(KeptReach *kept) {
     reach_free(&kept->t);
     reach_rows_free(&kept->rows);
     free(kept->clues);
     free(kept);
+}
+
+static void kept_reach_free(PyObject *capsule) {
+    KeptReach *kept = PyCapsule_GetPointer(capsule, KEPT_REACH);
+    if (kept) kept_reach_drop(kept);
 }
 
 static PyObject *crossword_reach_table(PyObject *self, PyObject *args) {
@@ -581,19 +584,11 @@ static PyObject *crossword_reach_table(PyObject *self, PyObject *args) {
     kept->C = C;
     kept->nclues = (int)len;
     if (reach_from_python(&kept->t, &kept->rows, R, C, kept->clues, kept->nclues, spec)) {
-        reach_free(&kept->t);
-        reach_rows_free(&kept->rows);
-        free(kept->clues);
-        free(kept);
+        kept_reach_drop(kept);
         return NULL;
     }
     PyObject *capsule = PyCapsule_New(kept, KEPT_REACH, kept_reach_free);
-    if (!capsule) {
-        reach_free(&kept->t);
-        reach_rows_free(&kept->rows);
-        free(kept->clues);
-        free(kept);
-    }
+    if (!capsule) kept_reach_drop(kept);
     return capsule;
 }
 

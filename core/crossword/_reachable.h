@@ -441,35 +441,27 @@ static int reach_init(Reach *t, int R, int C, int L, int checked, const char *cl
     return reach_tries(t) || reach_picks(t) || reach_supers(t) ? -1 : 0;
 }
 
+/* Free a per-row array of R rows (each row, then the array) and clear the pointer. */
+#define REACH_FREE_ROWS(rows, R)                                  \
+    do {                                                          \
+        if (rows)                                                 \
+            for (int r_ = 0; r_ < (R); r_++) free((rows)[r_]);    \
+        free(rows);                                               \
+        (rows) = NULL;                                            \
+    } while (0)
+
 static void reach_free(Reach *t) {
     free(t->keys);
     free(t->fit);
-    if (t->super)
-        for (int r = 0; r < t->R; r++) free(t->super[r]);
-    if (t->super_made)
-        for (int r = 0; r < t->R; r++) free(t->super_made[r]);
-    free(t->super);
-    free(t->super_made);
-    t->super = NULL;
-    t->super_made = NULL;
-    if (t->pair)
-        for (int r = 0; r < t->R; r++) free(t->pair[r]);
-    free(t->pair);
-    t->pair = NULL;
-    if (t->kid)
-        for (int r = 0; r < t->R; r++) { free(t->kid[r]); free(t->orset[r]); }
-    free(t->kid);
-    free(t->orset);
-    t->kid = NULL;
-    t->orset = NULL;
-    if (t->col)
-        for (int r = 0; r < t->R; r++) { free(t->col[r]); free(t->at[r]); }
-    free(t->col);
-    free(t->at);
-    t->col = NULL;
-    t->at = NULL;
     t->keys = NULL;
     t->fit = NULL;
+    REACH_FREE_ROWS(t->super, t->R);
+    REACH_FREE_ROWS(t->super_made, t->R);
+    REACH_FREE_ROWS(t->pair, t->R);
+    REACH_FREE_ROWS(t->kid, t->R);
+    REACH_FREE_ROWS(t->orset, t->R);
+    REACH_FREE_ROWS(t->col, t->R);
+    REACH_FREE_ROWS(t->at, t->R);
 }
 
 static inline int reach_fits(const Reach *t, int r, int j) {

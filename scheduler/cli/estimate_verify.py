@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -23,7 +23,9 @@ from .options import (
 )
 
 if TYPE_CHECKING:
+    from core.engines import Searchable, SolverOptions
     from core.estimate import Band
+    from core.share_estimate import SharesEstimate
 
 
 @cli.command()
@@ -102,7 +104,8 @@ def _seconds(x: float) -> str:
     return f"{x:,.1f} s" if x >= 1 else f"{x:.2g} s"
 
 
-def _shares_estimate(problem: Any, options: Any, samples: int, seed: int, max_seconds: float) -> Any:
+def _shares_estimate(problem: Searchable, options: SolverOptions, samples: int, seed: int,
+                     max_seconds: float) -> SharesEstimate:
     """The whole count by levels timed from a random sample of its root's shares
     (:mod:`core.share_estimate`), on a solver of its own: the method choice's keeps the
     level count of the unit it measured, which would time as nothing."""
