@@ -823,11 +823,19 @@ static PyObject *bitboard_clear_stop(PyObject *self, PyObject *unused) {
     Py_RETURN_NONE;
 }
 
+/* The stop flag's address, for the kernel's handoff signal handler (core/_kernel.c:
+ * kernel_handle_handoff_signal), which sets it with its own. */
+static PyObject *bitboard_stop_flag(PyObject *self, PyObject *unused) {
+    (void)self; (void)unused;
+    return PyCapsule_New((void *)&stop_requested, "tilecensus.stop_flag", NULL);
+}
+
 static PyMethodDef bitboard_methods[] = {
     {"solve", bitboard_solve, METH_VARARGS, "Search below a path; see core/bitboard.py."},
     {"request_stop", bitboard_request_stop, METH_NOARGS,
      "Make every running and later search stop as if its budget ran out (until clear_stop())."},
     {"clear_stop", bitboard_clear_stop, METH_NOARGS, "Undo request_stop()."},
+    {"stop_flag", bitboard_stop_flag, METH_NOARGS, "The stop flag, as a capsule (see core/handoff.py)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -127,6 +127,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1824,12 +1825,71 @@ static PyObject *kernel_clear_stop(PyObject *self, PyObject *unused) {
     Py_RETURN_NONE;
 }
 
+static PyObject *kernel_stop_is_requested(PyObject *self, PyObject *unused) {
+    (void)self; (void)unused;
+    return PyBool_FromLong(stop_requested);
+}
+
+/* A signal that requests a stop from C (core/handoff.py: handle_signal).  Python runs its
+ * own signal handlers only at a search's interrupt check, every INTERRUPT_EVERY nodes
+ * (16,384: 6.5 ms on the pentacube box), and the search then stops at its next clock
+ * reading; this handler sets the stop flags at once, so the search stops at its next
+ * clock reading (at most 1,024 nodes).  It sets the kernel's flag and those of the other
+ * engines (their capsules, given once): writes of volatile ints, async-signal-safe. */
+#define MAX_STOP_FLAGS 4
+static volatile int *other_stop_flags[MAX_STOP_FLAGS];
+static int n_other_stop_flags = 0;
+
+static void on_stop_signal(int signum) {
+    (void)signum;
+    stop_requested = 1;
+    for (int i = 0; i < n_other_stop_flags; i++) *other_stop_flags[i] = 1;
+}
+
+static PyObject *kernel_handle_stop_signal(PyObject *self, PyObject *args) {
+    (void)self;
+    int signum;
+    PyObject *capsules;
+    if (!PyArg_ParseTuple(args, "iO", &signum, &capsules)) return NULL;
+    PyObject *seq = PySequence_Fast(capsules, "the other engines' stop flags must be a sequence of capsules");
+    if (!seq) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    if (n > MAX_STOP_FLAGS) {
+        Py_DECREF(seq);
+        return PyErr_Format(PyExc_ValueError, "at most %d other stop flags", MAX_STOP_FLAGS);
+    }
+    volatile int *flags[MAX_STOP_FLAGS];
+    for (Py_ssize_t i = 0; i < n; i++) {
+        flags[i] = PyCapsule_GetPointer(PySequence_Fast_GET_ITEM(seq, i), "tilecensus.stop_flag");
+        if (!flags[i]) {
+            Py_DECREF(seq);
+            return NULL;
+        }
+    }
+    Py_DECREF(seq);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = SIG_IGN;  /* none while the flags are swapped in */
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(signum, &sa, NULL) != 0) return PyErr_SetFromErrno(PyExc_OSError);
+    for (Py_ssize_t i = 0; i < n; i++) other_stop_flags[i] = flags[i];
+    n_other_stop_flags = (int)n;
+    sa.sa_handler = on_stop_signal;
+    sa.sa_flags = SA_RESTART;  /* a blocking read between two tasks goes on */
+    if (sigaction(signum, &sa, NULL) != 0) return PyErr_SetFromErrno(PyExc_OSError);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef kernel_methods[] = {
     {"solve", kernel_solve, METH_VARARGS, "Search below a path; see core/kernel.py."},
     {"request_stop", kernel_request_stop, METH_NOARGS,
      "Make every running and later search under a time budget stop as if its deadline passed "
      "(until clear_stop())."},
     {"clear_stop", kernel_clear_stop, METH_NOARGS, "Undo request_stop()."},
+    {"stop_is_requested", kernel_stop_is_requested, METH_NOARGS,
+     "Whether a stop was requested (by request_stop() or the signal) since clear_stop()."},
+    {"handle_stop_signal", kernel_handle_stop_signal, METH_VARARGS,
+     "handle_stop_signal(signum, other_flags): the signal requests a stop, from C (see core/handoff.py)."},
     {NULL, NULL, 0, NULL},
 };
 

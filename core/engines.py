@@ -243,7 +243,7 @@ SMALL_TRIALS = 5
 RACE_SECONDS = 1.0
 #: the race of the two searches (see :func:`choose_method`): this many states, each with
 #: a subtree of STATE_NODES_MIN to STATE_NODES_MAX search nodes, found among at most
-#: STATE_TRIES pieces of the search trial's frontier (:func:`_race_states`)
+#: STATE_TRIES pieces of the search trial's frontier (:class:`_StateSearch`)
 STATES = 4
 STATE_NODES_MIN = 2_000
 STATE_NODES_MAX = 20_000
@@ -311,7 +311,7 @@ def choose_method(problem: Searchable, options: SolverOptions, *, whole_count: b
        nodes in all, and that count is the answer.
     4. The two searches race where the tree is bigger and the cover allows the bitboard:
        each counts the same few states (partial covers with a subtree of a few thousand
-       nodes, found by carrying the search's trial on: :func:`_race_states`, so the
+       nodes, found by carrying the search's trial on: :class:`_StateSearch`, so the
        search's side of the race is part of the count); the bitboard is chosen where it is
        :data:`BITBOARD_MARGIN` times faster, else the search (a near tie stays with the search,
        whose trial goes on as the run's first subproblem).
@@ -369,14 +369,23 @@ def choose_method(problem: Searchable, options: SolverOptions, *, whole_count: b
     if size < RACE_SECONDS or bitboard_refusal(ec) is not None:
         return MethodChoice(searched, f"search: its trial finished {float(trial.weight_done):.0%} of the tree; "
                                       + notes[0], solver, partial=trial)
-    trial, states, search_seconds = _race_states(solver, trial, ec.n_options)
+    race = _StateSearch(solver, trial, ec.n_options)
+    # a second worker would wait for the race: the lightest pieces of the trial are searched beside it
+    beside = _PiecesBeside(solver, race) if side_by_side else None
+    try:
+        states, search_seconds = race.find()
+        times = {Method.SEARCH: search_seconds}
+        # the bitboard need not be timed past the point where it has lost by a margin
+        limit = RACE_LIMIT * search_seconds + 0.01
+        if states:
+            bitboard = _kernel(ec, problem.search_hints(), replace(options, method=Method.BITBOARD))
+            times[Method.BITBOARD] = _race_time(bitboard, states, limit)
+    finally:
+        if beside is not None:
+            beside.finish()
+    trial = race.carried()
     if not states:
         return MethodChoice(searched, "search: no state to race the bitboard on; " + notes[0], solver, partial=trial)
-    times = {Method.SEARCH: search_seconds}
-    # the bitboard need not be timed past the point where it has lost by a margin
-    limit = RACE_LIMIT * search_seconds + 0.01
-    bitboard = _kernel(ec, problem.search_hints(), replace(options, method=Method.BITBOARD))
-    times[Method.BITBOARD] = _race_time(bitboard, states, limit)
     # a near tie stays with the search: its trial goes on as the run's first subproblem, where
     # the bitboard is built and tried anew (the pentacube box flipped between the two run by run)
     method = Method.BITBOARD if times[Method.BITBOARD] * BITBOARD_MARGIN < times[Method.SEARCH] else Method.SEARCH
@@ -710,71 +719,148 @@ def _first_unit(solver: Solver) -> tuple[tuple[int, ...], Solver]:
     return (), solver
 
 
-def _race_states(solver: Solver, trial: SolveResult,
-                 n_options: int) -> tuple[SolveResult, list[tuple[int, ...]], float]:
-    """States to race the bitboard on, found by carrying the search's trial on, down its
-    frontier as the random walks that found states before went down the tree: the
-    largest untried piece of the latest group is searched within :data:`STATE_NODES_MAX`
-    nodes; one counted to its end in :data:`STATE_NODES_MIN` nodes or more is a state,
-    timed; one the node budget stops makes its own frontier the latest group (the search
-    goes down into it), so the states are the biggest subtrees that fit, where the memo's
-    gain shows (the smallest pieces of a trial made the bitboard, which has no memo, look
-    faster even on a cover of 3^81 solutions it would count one by one).  Every node
-    searched on the way is the count's own — the trial is carried on and returned with
-    its frontier updated — so the search's side of the race is not searched again; only
-    the bitboard's side costs.  Stops at :data:`STATES` states, after
-    :data:`STATE_TRIES` pieces or past :data:`STATE_SEARCH_NODES` nodes.  Returns the
-    trial carried on, the states as partial covers (option ids; a piece below a nested
-    orbit count, whose count is weighted, is no state) and the search's seconds on them."""
-    cover_of = solver.cover_of if isinstance(solver, OrbitCounter) else tuple
-    stats = Stats()
-    stats.add(trial.stats)
-    count = trial.count
-    # what is left of each piece, tried or not: the piece itself (untried), None (counted)
-    # or the slots of the frontier its budget stop left, in order
-    slots: list[Subpath | list[int] | None] = []
-    groups: list[list[int]] = []  # the untried slots of each group, largest last
+class _StateSearch:
+    """The search's side of the race with the bitboard: states to race on, found by
+    carrying the search's trial on, down its frontier as the random walks that found
+    states before went down the tree (:meth:`find`).  :meth:`carried` is the trial carried
+    on, its frontier what is left.  Pieces of the trial's frontier may be taken, lightest
+    first, by a search in another thread meanwhile (:class:`_PiecesBeside`): a run whose
+    second worker waits for the choice."""
 
-    def placed(group: Sequence[Subpath]) -> list[int]:
-        ids = list(range(len(slots), len(slots) + len(group)))
-        slots.extend(group)
-        groups.append(sorted(ids, key=lambda k: slots[k].weight))  # type: ignore[union-attr]
+    def __init__(self, solver: Solver, trial: SolveResult, n_options: int):
+        self.solver, self.trial, self.n_options = solver, trial, n_options
+        self.cover_of = solver.cover_of if isinstance(solver, OrbitCounter) else tuple
+        self.stats = Stats()
+        self.stats.add(trial.stats)
+        self.count = trial.count
+        # what is left of each piece, tried or not: the piece itself (untried), None (counted)
+        # or the slots of the frontier its budget stop left, in order
+        self.slots: list[Subpath | list[int] | None] = []
+        self.groups: list[list[int]] = []  # the untried slots of each group, largest last
+        self.lock = threading.Lock()  # slots and groups, where a search beside takes pieces
+        self.roots = self._placed(trial.frontier)
+        self._root_group = self.groups[0]
+
+    def _placed(self, group: Sequence[Subpath], grouped: bool = True) -> list[int]:
+        ids = list(range(len(self.slots), len(self.slots) + len(group)))
+        self.slots.extend(group)
+        if grouped:
+            self.groups.append(sorted(ids, key=lambda k: self.slots[k].weight))  # type: ignore[union-attr]
         return ids
 
-    roots = placed(trial.frontier)
-    states: list[tuple[int, ...]] = []
-    seconds, tries = 0.0, 0
-    while (groups and len(states) < STATES and tries < STATE_TRIES
-           and stats.nodes - trial.stats.nodes < STATE_SEARCH_NODES):
-        if not groups[-1]:
-            groups.pop()
-            continue
-        k = groups[-1].pop()
-        piece = slots[k]
+    def find(self) -> tuple[list[tuple[int, ...]], float]:
+        """The largest untried piece of the latest group is searched within
+        :data:`STATE_NODES_MAX` nodes; one counted to its end in :data:`STATE_NODES_MIN`
+        nodes or more is a state, timed; one the node budget stops makes its own frontier
+        the latest group (the search goes down into it), so the states are the biggest
+        subtrees that fit, where the memo's gain shows (the smallest pieces of a trial
+        made the bitboard, which has no memo, look faster even on a cover of 3^81
+        solutions it would count one by one).  Every node searched on the way is the
+        count's own, so the search's side of the race is not searched again; only the
+        bitboard's side costs.  Stops at :data:`STATES` states, after :data:`STATE_TRIES`
+        pieces or past :data:`STATE_SEARCH_NODES` nodes.  Returns the states as partial
+        covers (option ids; a piece below a nested orbit count, whose count is weighted,
+        is no state) and the search's seconds on them."""
+        groups, slots = self.groups, self.slots
+        states: list[tuple[int, ...]] = []
+        seconds, tries = 0.0, 0
+        while len(states) < STATES and tries < STATE_TRIES and self.stats.nodes - self.trial.stats.nodes < STATE_SEARCH_NODES:
+            with self.lock:
+                while groups and not groups[-1]:
+                    groups.pop()
+                if not groups:
+                    break
+                k = groups[-1].pop()
+            piece = slots[k]
+            assert isinstance(piece, Subpath)
+            cover = self.cover_of(piece.path)
+            if cover is None:
+                continue
+            tries += 1
+            started = time.perf_counter()
+            part = self.solver.solve(piece.path, SolveRequest(node_budget=STATE_NODES_MAX))
+            took = time.perf_counter() - started
+            self.count += part.count
+            self.stats.add(part.stats)
+            with self.lock:
+                slots[k] = self._placed(part.frontier) if part.frontier else None
+            if part.complete and part.stats.nodes >= STATE_NODES_MIN:
+                states.append(tuple(j for j in cover if j < self.n_options))
+                seconds += took
+        return states, seconds
+
+    def lightest(self) -> tuple[int, Subpath] | None:
+        """An untried piece of the trial's frontier for the search beside: the lightest
+        (the race goes down the heaviest); None when none is left."""
+        with self.lock:
+            if not self._root_group:
+                return None
+            k = self._root_group.pop(0)
+            piece = self.slots[k]
         assert isinstance(piece, Subpath)
-        cover = cover_of(piece.path)
-        if cover is None:
-            continue
-        tries += 1
-        started = time.perf_counter()
-        part = solver.solve(piece.path, SolveRequest(node_budget=STATE_NODES_MAX))
-        took = time.perf_counter() - started
-        count += part.count
-        stats.add(part.stats)
-        slots[k] = placed(part.frontier) if part.frontier else None
-        if part.complete and part.stats.nodes >= STATE_NODES_MIN:
-            states.append(tuple(j for j in cover if j < n_options))
-            seconds += took
+        return k, piece
 
-    def left(k: int) -> list[Subpath]:
-        slot = slots[k]
-        if slot is None:
-            return []
-        return [slot] if isinstance(slot, Subpath) else [s for j in slot for s in left(j)]
+    def searched_beside(self, k: int, part: SolveResult) -> None:
+        """What the search beside did of piece ``k``."""
+        with self.lock:
+            self.count += part.count
+            self.stats.add(part.stats)
+            self.slots[k] = self._placed(part.frontier, grouped=False) if part.frontier else None
 
-    frontier = [s for k in roots for s in left(k)]
-    carried = SolveResult(trial.path, trial.weight, count, stats, frontier, stopped_by="budget" if frontier else None)
-    return carried, states, seconds
+    def carried(self) -> SolveResult:
+        """The trial carried on: its count and statistics with what was searched since,
+        its frontier what is left, in order."""
+        def left(k: int) -> list[Subpath]:
+            slot = self.slots[k]
+            if slot is None:
+                return []
+            return [slot] if isinstance(slot, Subpath) else [s for j in slot for s in left(j)]
+
+        frontier = [s for k in self.roots for s in left(k)]
+        return SolveResult(self.trial.path, self.trial.weight, self.count, self.stats, frontier,
+                           stopped_by="budget" if frontier else None)
+
+
+class _PiecesBeside:
+    """A search in a thread of its own that takes the lightest pieces of the trial's
+    frontier while the calling thread races the bitboard (:class:`_StateSearch`): the run's
+    second worker would otherwise wait for the choice.  Both threads search with the same
+    solver — the kernel keeps each call's search state, memo included, apart, and
+    releases the GIL — and count into the race's trial; :meth:`finish` stops it where it
+    is (the handoff flag, :mod:`core.handoff`, ends the running solve at its next clock
+    reading), its piece's frontier left to the count.
+
+    Measured on the pentacube box (2026-11-28): the choice searches 142,000 nodes instead
+    of 57,000 in the same time, 1.7% of the tree instead of 0.5%."""
+
+    def __init__(self, solver: Solver, race: _StateSearch):
+        self._race = race
+        self._stop = threading.Event()
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, args=(solver,), name="tilecensus-beside", daemon=True)
+        self._thread.start()
+
+    def _run(self, solver: Solver) -> None:
+        try:
+            while not self._stop.is_set():
+                taken = self._race.lightest()
+                if taken is None:
+                    return
+                k, piece = taken
+                self._race.searched_beside(k, solver.solve(piece.path, SolveRequest(seconds=RACE_BESIDE_SECONDS)))
+        except BaseException as exc:  # raised again in the choosing thread by finish()
+            self._error = exc
+
+    def finish(self) -> None:
+        """Stop the search where it is."""
+        self._stop.set()
+        handoff.request()
+        try:
+            self._thread.join()
+        finally:
+            handoff.clear()
+        if self._error is not None:
+            raise self._error
 
 
 def _race_time(racer: Solver, states: list[tuple[int, ...]], limit: float | None = None) -> float:

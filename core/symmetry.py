@@ -62,9 +62,18 @@ class OptionSymmetry:
 
     def image(self, g: int, option: int) -> int:
         """The option element ``g`` maps ``option`` to (KeyError when the item
-        permutation is not a symmetry of the cover)."""
-        items = self.items[g]
-        return self._by_items[frozenset([items[i] for i in self.ec.item_sets[option]])]
+        permutation is not a symmetry of the cover); kept once found (the anchors of a
+        run ask for the same images again and again)."""
+        images = self._images[g]
+        found = images.get(option)
+        if found is None:
+            items = self.items[g]
+            found = images[option] = self._by_items[frozenset([items[i] for i in self.ec.item_sets[option]])]
+        return found
+
+    @cached_property
+    def _images(self) -> list[dict[int, int]]:
+        return [{} for _ in self.items]
 
     @cached_property
     def anchors(self) -> dict:
@@ -122,19 +131,60 @@ class Anchor:
     covering: int
 
 
-def live_options(ec: ExactCover, given: Sequence[int]) -> Sequence[int]:
-    """The options that can still be chosen below the partial cover ``given``: none of
-    their items saturated (covered once, or ``hi`` times for a multiplicity)."""
+def _options_by_item(ec: ExactCover) -> tuple[int, ...]:
+    """For each item, the options that use it as a bitmask (bit k: option k), computed once
+    per cover: live options and anchor sizes are then a few big-integer operations a
+    partial cover, where walking the options' item sets took a millisecond each time (the
+    pentacube box: 34 anchors to plan a Celery run, 33 ms in all; 2026-11-28)."""
+    masks = ec.derived.get("options by item")
+    if masks is None:
+        n_bytes = (ec.n_options + 7) // 8
+        out = []
+        for options in ec.covering:
+            bits = bytearray(n_bytes)
+            for k in options:
+                bits[k >> 3] |= 1 << (k & 7)
+            out.append(int.from_bytes(bits, "little"))
+        masks = ec.derived["options by item"] = tuple(out)
+    return masks
+
+
+def _live_mask(ec: ExactCover, given: Sequence[int]) -> int:
+    """:func:`live_options` as a bitmask."""
+    everything = (1 << ec.n_options) - 1
     if not given:
-        return range(ec.n_options)
+        return everything
     sets = ec.item_sets
     used: dict[int, int] = {}
     for k in given:
         for i in sets[k]:
             used[i] = used.get(i, 0) + 1
-    full = frozenset(i for i, n in used.items() if n >= (ec.bound(i)[1] if i < ec.n_primary else 1))
-    chosen = set(given)
-    return [k for k, items in enumerate(sets) if k not in chosen and full.isdisjoint(items)]
+    masks = _options_by_item(ec)
+    dead = 0
+    for i, n in used.items():
+        if n >= (ec.bound(i)[1] if i < ec.n_primary else 1):
+            dead |= masks[i]
+    for k in given:
+        dead |= 1 << k
+    return everything & ~dead
+
+
+def _members(mask: int) -> list[int]:
+    """The set bits of ``mask``, in increasing order."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def live_options(ec: ExactCover, given: Sequence[int]) -> Sequence[int]:
+    """The options that can still be chosen below the partial cover ``given``: none of
+    their items saturated (covered once, or ``hi`` times for a multiplicity)."""
+    if not given:
+        return range(ec.n_options)
+    return _members(_live_mask(ec, given))
 
 
 def best_anchor(group: OptionSymmetry, elements: Sequence[int], given: Sequence[int] = ()) -> Anchor | None:
@@ -152,33 +202,28 @@ def find_anchor(group: OptionSymmetry, elements: Sequence[int], given: Sequence[
     by more than the identity.  Items are tried in order of the fewest representatives
     they could have (live options over subgroup order), so few orbits are computed."""
     ec = group.ec
-    if given:
-        live = live_options(ec, given)
-        covering: Sequence[Sequence[int]] = [[] for _ in range(ec.n_primary)]
-        sets = ec.item_sets
-        for k in live:
-            for i in sets[k]:
-                if i < ec.n_primary:
-                    covering[i].append(k)  # type: ignore[attr-defined]
-    else:
-        covering = ec.covering
+    masks = _options_by_item(ec)
+    live = _live_mask(ec, given)
     covered = {i for k in given for i in ec.item_sets[k]}
     candidates = []
     for i in range(ec.n_primary):
-        if ec.bound(i) != (1, 1) or i in covered or not covering[i]:
+        if ec.bound(i) != (1, 1) or i in covered:
+            continue
+        n_covering = (masks[i] & live).bit_count()
+        if not n_covering:
             continue
         subgroup = tuple(g for g in elements if group.items[g][i] == i)
         if len(subgroup) > 1:
-            candidates.append((-(-len(covering[i]) // len(subgroup)), -len(subgroup), i, subgroup))
+            candidates.append((-(-n_covering // len(subgroup)), -len(subgroup), i, subgroup, n_covering))
     candidates.sort()
     best: tuple | None = None
-    for bound, negative_order, i, subgroup in candidates:
+    for bound, negative_order, i, subgroup, n_covering in candidates:
         if best is not None and (bound, negative_order, i) >= best[0]:
             break
-        reps = _representatives(group, subgroup, covering[i])
+        reps = _representatives(group, subgroup, _members(masks[i] & live))
         key = (len(reps), negative_order, i)
         if best is None or key < best[0]:
-            best = (key, Anchor(i, subgroup, reps, len(covering[i])))
+            best = (key, Anchor(i, subgroup, reps, n_covering))
     return None if best is None else best[1]
 
 

@@ -81,13 +81,13 @@ class PoolProcessSignals:
         self._searching = False
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, self._on_term)
-        signal.signal(HANDOFF_SIGNAL, self._on_handoff)
+        # a request for work stops the running search at its next clock reading, from C
+        handoff.handle_signal(HANDOFF_SIGNAL)
 
     @staticmethod
-    def _on_handoff(signum: int, frame) -> None:
-        # run by Python at the search's next interrupt check (every 16,384 nodes); the
-        # search then stops at its next clock reading with its frontier
-        handoff.request()
+    def work_asked() -> bool:
+        """Whether the parent asked for work since the running task started."""
+        return handoff.requested()
 
     def _on_term(self, signum: int, frame) -> None:
         self.stop_requested = True

@@ -18,7 +18,7 @@ from .leases import (
     exchange,
     expire_leases,
     lease_batch,
-    lease_many,
+    lease_message,
     lease_one,
     mark_queued,
     release_leases,
@@ -48,7 +48,7 @@ from .subproblems import subproblem_rows, weights_of
 
 __all__ = [
     "Exchange", "Progress", "RunBrief", "brief_of", "cancel_run", "close_run", "create_run", "exchange",
-    "expire_leases", "fail_run", "get_run", "has_open", "interrupt_run", "lease_batch", "lease_many", "lease_one",
+    "expire_leases", "fail_run", "get_run", "has_open", "interrupt_run", "lease_batch", "lease_message", "lease_one",
     "mark_queued", "measured_rate", "progress", "record", "record_estimate", "record_results", "release_leases",
     "revive_run", "run_brief", "run_spec", "run_status", "searched_by_others", "stale_pending", "subproblem_rows", "unlease", "weights_of",
 ]

@@ -2,6 +2,8 @@
 and the same count either way."""
 from __future__ import annotations
 
+import time
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -187,14 +189,15 @@ def test_an_orbit_count_carried_on_from_its_first_unit_counts_the_whole(name, fi
     assert whole.complete and whole.count == known[name]
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=16, deadline=None)
 @given(st.sampled_from(["pentomino-5x12", "pentomino-6x10", "soma", "pentomino-8x8-centre"]), st.booleans(),
-       st.integers(50, 3000), st.sampled_from([(200, 2_000), (2_000, 20_000)]))
-def test_the_race_states_carry_the_trial_on_and_count_as_the_plain_search(name, symmetry, trial_nodes, sizes):
+       st.integers(50, 3000), st.sampled_from([(200, 2_000), (2_000, 20_000)]), st.booleans())
+def test_the_race_states_carry_the_trial_on_and_count_as_the_plain_search(name, symmetry, trial_nodes, sizes, beside):
     """The race's states come from the search's trial carried on (core.engines
-    ._race_states): the trial it returns, carried on to the end, is the whole count (the
-    race's nodes are the count's own), and each state is a partial cover whose completions
-    the bitboard counts as the plain search does (the two racers do the same work)."""
+    ._StateSearch): the trial it returns, carried on to the end, is the whole count (the
+    race's nodes are the count's own, and so are those of a search beside it taking the
+    lightest pieces, ``beside``), and each state is a partial cover whose completions the
+    bitboard counts as the plain search does (the two racers do the same work)."""
     import core.engines as engines
     from core.engines import solver_for
     from core.solver_options import Method, SolverOptions
@@ -207,8 +210,16 @@ def test_the_race_states_carry_the_trial_on_and_count_as_the_plain_search(name, 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(engines, "STATE_NODES_MIN", smallest)
         mp.setattr(engines, "STATE_NODES_MAX", largest)
-        carried, states, seconds = engines._race_states(solver, trial, ec.n_options)
+        race = engines._StateSearch(solver, trial, ec.n_options)
+        helper = engines._PiecesBeside(solver, race) if beside else None
+        try:
+            states, seconds = race.find()
+        finally:
+            if helper is not None:
+                helper.finish()
+        carried = race.carried()
     assert carried.stats.nodes >= trial.stats.nodes and carried.weight_done >= trial.weight_done
+    assert sum((s.weight for s in carried.frontier), carried.weight_done) == trial.weight
     whole = engines._carried_on(solver, carried)
     known = {"pentomino-5x12": 4_040, "soma": 11_520, "pentomino-8x8-centre": 520, "pentomino-6x10": 9_356}
     assert whole.complete and whole.count == known[name]
@@ -217,6 +228,31 @@ def test_the_race_states_carry_the_trial_on_and_count_as_the_plain_search(name, 
     bitboard = engines._kernel(ec, problem.search_hints(), SolverOptions(method=Method.BITBOARD))
     for state in states:  # the two racers count the same completions
         assert bitboard.below(state).count() == plain.below(state).count()
+
+
+def test_a_search_beside_the_race_counts_the_lightest_pieces_and_stops_when_asked():
+    """_PiecesBeside: it takes the trial's lightest piece first (the race goes down the
+    heaviest), stops within a moment of finish() with what it had not finished kept in
+    the frontier, and the trial carried on to the end is still the whole count."""
+    import core.engines as engines
+    from core.engines import solver_for
+    from core.solver_options import Method, SolverOptions
+
+    problem = load("pentomino-6x10")
+    solver = solver_for(problem, SolverOptions(method=Method.SEARCH, symmetry=True))
+    trial = solver.solve((), SolveRequest(node_budget=2_000))
+    race = engines._StateSearch(solver, trial, problem.exact_cover().n_options)
+    lightest = min(trial.frontier, key=lambda s: s.weight).path
+    helper = engines._PiecesBeside(solver, race)
+    time.sleep(0.02)
+    started = time.perf_counter()
+    helper.finish()
+    assert time.perf_counter() - started < 0.5
+    carried = race.carried()
+    assert carried.stats.nodes > trial.stats.nodes  # the search beside counted into the trial
+    assert lightest not in {s.path for s in carried.frontier}
+    assert sum((s.weight for s in carried.frontier), carried.weight_done) == 1
+    assert engines._carried_on(solver, carried).count == 9_356
 
 
 @pytest.mark.parametrize("name, symmetry", [("pentacubes-3x4x5", True), ("pentomino-6x10", False), ("soma", True)])

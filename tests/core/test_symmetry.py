@@ -178,3 +178,59 @@ def test_every_method_by_orbits_counts_the_same(method):
     p = load("pentomino-5x12")
     solver = solver_for(p, SolverOptions(method=Method(method), symmetry=True))
     assert isinstance(solver, OrbitCounter) and solver.count() == 4040
+
+
+def _anchor_by_walking(group, elements, given):
+    """The anchor as core.symmetry found it before bitmasks: every option's items walked
+    (the reference the bitmask version must agree with)."""
+    from core.symmetry import Anchor, _representatives
+
+    ec = group.ec
+    sets = ec.item_sets
+    used: dict[int, int] = {}
+    for k in given:
+        for i in sets[k]:
+            used[i] = used.get(i, 0) + 1
+    full = frozenset(i for i, n in used.items() if n >= (ec.bound(i)[1] if i < ec.n_primary else 1))
+    live = [k for k, items in enumerate(sets) if k not in set(given) and full.isdisjoint(items)]
+    covering: list[list[int]] = [[] for _ in range(ec.n_primary)]
+    for k in live:
+        for i in sets[k]:
+            if i < ec.n_primary:
+                covering[i].append(k)
+    covered = {i for k in given for i in sets[k]}
+    best = None
+    for i in range(ec.n_primary):
+        if ec.bound(i) != (1, 1) or i in covered or not covering[i]:
+            continue
+        subgroup = tuple(g for g in elements if group.items[g][i] == i)
+        if len(subgroup) > 1:
+            reps = _representatives(group, subgroup, covering[i])
+            key = (len(reps), -len(subgroup), i)
+            if best is None or key < best[0]:
+                best = (key, Anchor(i, subgroup, reps, len(covering[i])))
+    return None if best is None else best[1]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(["pentacubes-3x4x5", "pentomino-6x10", "pentomino-8x8-centre", "soma"]), st.data())
+def test_the_anchor_by_bitmasks_is_the_anchor_by_walking_the_options(name, data):
+    """find_anchor (live options and anchor sizes as bitmasks of options) picks the same
+    anchor, subgroup, representatives and size as walking every option's items, below
+    random partial covers reached by the search and under random subgroups' stabilisers."""
+    from core.symmetry import find_anchor, live_options
+
+    problem = load(name)
+    group, ec = problem.symmetry(), problem.exact_cover()
+    given: list[int] = []
+    for _ in range(data.draw(st.integers(0, 3))):
+        live = list(live_options(ec, given))
+        if not live:
+            break
+        given.append(data.draw(st.sampled_from(live)))
+    elements = [g for g in range(group.order) if all(group.image(g, k) == k for k in given)]
+    assert find_anchor(group, elements, given) == _anchor_by_walking(group, elements, given)
+    sets = ec.item_sets
+    walked = [k for k, items in enumerate(sets) if k not in given and all(
+        sum(i in sets[j] for j in given) < (ec.bound(i)[1] if i < ec.n_primary else 1) for i in items)]
+    assert list(live_options(ec, given)) == walked
