@@ -69,8 +69,11 @@ def test_no_estimate_one_per_message(weights, target):
 
 def test_small_pieces_share_a_message():
     weights = [Fraction(1, 64)] * 64
-    # 0.05 s in all, under the floor: one message
-    assert pack(list(range(64)), weights, rate=0.05, target=MESSAGE_SECONDS) == [list(range(64))]
+    # 0.02 s in all, under the floor: one message
+    assert pack(list(range(64)), weights, rate=0.02, target=MESSAGE_SECONDS) == [list(range(64))]
+    # 0.05 s in all, past it: messages of the floor's size at most, the rest in the last
+    messages = pack(list(range(64)), weights, rate=0.05, target=MESSAGE_SECONDS)
+    assert [len(m) for m in messages] == [38, 26] and 38 * 0.05 / 64 <= MESSAGE_FLOOR_SECONDS
     # 64 s in all: a quarter of what is left is past the 2 s target until the last few
     assert pack(list(range(64)), weights, rate=64.0, target=2.0)[:28] == [[i, i + 1] for i in range(0, 56, 2)]
 

@@ -1,0 +1,85 @@
+"""The local pool's parcels (scheduler/runner.py): small subproblems go to a pool process
+several at a time, packed at the run's measured rate; a process asked for work hands back
+the ones of its parcel it has not started; every count stays exact."""
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import pytest
+
+import scheduler.runner as runner
+from core.library import load
+from core.engines import solver_for
+from core.solver_options import SolverOptions
+from scheduler.run_options import Mode, RunOptions
+from scheduler.work import Task
+
+
+class _Asked:
+    """Pool signals whose parent asks for work once ``after`` subproblems have started."""
+
+    def __init__(self, after: int):
+        self.after, self.started = after, 0
+
+    def work_asked(self) -> bool:
+        return self.started >= self.after
+
+    def searching(self):
+        import contextlib
+
+        self.started += 1
+        return contextlib.nullcontext()
+
+
+@pytest.fixture
+def pool_of_the_6x10(monkeypatch):
+    solver = solver_for(load("pentomino-6x10"), SolverOptions())
+    monkeypatch.setattr(runner, "_POOL", {"solver": solver, "options": RunOptions(), "spec": None})
+    pieces = solver.split_into(12)
+    return [Task(run_id=1, sub_id=k, path=p.path, weight=p.weight) for k, p in enumerate(pieces)]
+
+
+def test_a_parcel_solves_its_subproblems_in_order(pool_of_the_6x10):
+    runner._POOL["signals"] = _Asked(after=10**9)
+    outcomes, unstarted = runner._pool_solve(pool_of_the_6x10, Mode.COUNT)
+    assert unstarted == [] and [o.sub_id for o in outcomes] == [t.sub_id for t in pool_of_the_6x10]
+    assert sum(o.count for o in outcomes) == 9356 and sum(o.weight_done for o in outcomes) == 1
+
+
+def test_a_parcel_asked_for_work_hands_back_what_it_has_not_started(pool_of_the_6x10):
+    runner._POOL["signals"] = _Asked(after=3)
+    outcomes, unstarted = runner._pool_solve(pool_of_the_6x10, Mode.COUNT)
+    assert [o.sub_id for o in outcomes] == [0, 1, 2]
+    assert unstarted == pool_of_the_6x10[3:]
+
+
+def test_small_subproblems_travel_in_parcels_and_the_count_is_exact(tc, monkeypatch):
+    """--subproblems 200 on two processes: far fewer hand-overs than subproblems (the
+    planning trial measures the rate that packs them), and the exact count."""
+    handed: list[int] = []
+    submit = runner._LocalRun._submit
+
+    def counting(self, fut, item, now):
+        handed.append(len(item) if isinstance(item, list) else 1)
+        return submit(self, fut, item, now)
+
+    monkeypatch.setattr(runner._LocalRun, "_submit", counting)
+    out = json.loads(tc("solve", "pentomino-6x10", "--subproblems", "200", "--workers", "2", "--no-symmetry",
+                        "--by-search", "--json", "--no-progress").output.strip().splitlines()[-1])
+    assert out["solutions"] == 9356
+    assert sum(handed) >= out["subproblems"] - 1 and len(handed) < sum(handed) / 3
+    assert max(handed) <= runner.PARCEL_MOST
+
+
+def test_a_parcel_is_packed_from_the_backlog_at_the_measured_rate():
+    """_parcels: greedy in order up to PARCEL_SECONDS at the rate, at most PARCEL_MOST a
+    parcel; without a rate, one subproblem a parcel; a sampled run's, one each too."""
+    run = object.__new__(runner._LocalRun)
+    run.sampling = None
+    run.backlog = [Task(1, k, (k,), Fraction(1, 1000)) for k in range(40)]
+    run.rate = 1.0  # 1 ms each
+    parcels = run._parcels(2)
+    assert [len(p) for p in parcels] == [runner.PARCEL_MOST, runner.PARCEL_MOST] and len(run.backlog) == 8
+    run.rate = None
+    assert [len(p) for p in run._parcels(3)] == [1, 1, 1] and len(run.backlog) == 5
