@@ -135,7 +135,7 @@ class _LocalRun:
     solves it — so the verifier is always another process than the recording worker.
     """
 
-    def __init__(self, ledger: Ledger, run: RunBrief, workers: int, solver: Any = None):
+    def __init__(self, ledger: Ledger, run: RunBrief, workers: int, solver: Any = None, step_back: bool = False):
         self.ledger, self.run, self.workers = ledger, run, workers
         self.mode, self.options = run.mode, run.options
         self.sampling = run.sampling
@@ -168,7 +168,8 @@ class _LocalRun:
         if solver is not None:
             _INHERITED["solver"] = solver
         self._checked_status = time.monotonic()
-        self._stepped_back = False
+        self._stepped_back = not step_back  # (see run_local)
+        self._priorities: dict[int, int] = {}  # the threads' nice values before
 
     def drive(self, on_progress: ProgressHook | None) -> bool:
         """Work until nothing is open (True) or the run stops running (False)."""
@@ -181,7 +182,7 @@ class _LocalRun:
                 return True
             if not self._stepped_back:
                 self._stepped_back = True
-                _step_back_from_pool()
+                self._priorities = _step_back_from_pool()
             if not got:
                 self._ask_for_work()
             self._collect()
@@ -299,6 +300,7 @@ class _LocalRun:
         self._closed()
 
     def _closed(self) -> None:
+        _restore_priorities(self._priorities)
         self.watch.close()
         _INHERITED.clear()
         signal.pthread_sigmask(signal.SIG_SETMASK, self._mask)
@@ -339,22 +341,37 @@ class _LocalRun:
 PARENT_STEP_BACK = 10
 
 
-def _step_back_from_pool() -> None:
+def _step_back_from_pool() -> dict[int, int]:
     """The pool's parent yields the CPU to the pool's processes: every thread of this
     process (Linux keeps a nice value per thread) goes :data:`PARENT_STEP_BACK` lower.
     Its bookkeeping — a ledger exchange for each parcel, the pool's own threads reading
     results — took 0.07-0.09 s of CPU in a 1.3 s run of two processes on two cores (the
     pentacube box, 2026-11-28), each millisecond of it taken from a search; stepped
-    back, it runs where a process waits.  Best effort: where a thread's priority cannot
-    be read or set, it stays."""
+    back, it runs where a process waits.  Returns the threads' nice values before.  Best
+    effort: where a thread's priority cannot be read or set, it stays."""
     try:
         threads = [int(t) for t in os.listdir("/proc/self/task")]
     except OSError:  # not Linux: the process as a whole
         threads = [0]
+    before = {}
     for tid in threads:
         try:
-            os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + PARENT_STEP_BACK))
+            nice = os.getpriority(os.PRIO_PROCESS, tid)
+            os.setpriority(os.PRIO_PROCESS, tid, min(19, nice + PARENT_STEP_BACK))
+            before[tid] = nice
         except OSError:  # gone meanwhile, or not permitted
+            pass
+    return before
+
+
+def _restore_priorities(before: dict[int, int]) -> None:
+    """The nice values of :func:`_step_back_from_pool` back, where this process may lower
+    them again (a privileged one; otherwise the command ends with the run) and the thread
+    is still there."""
+    for tid, nice in before.items():
+        try:
+            os.setpriority(os.PRIO_PROCESS, tid, nice)
+        except OSError:  # not permitted, or the thread ended
             pass
 
 
@@ -365,13 +382,16 @@ def _subproblems(parcel: list[Task]) -> str:
 
 
 def run_local(ledger: Ledger, run_id: int, workers: int, on_progress: ProgressHook | None = None, *,
-              solver: Any = None) -> bool:
+              solver: Any = None, step_back: bool = False) -> bool:
     """Solve a run's open subproblems (and verifications) on ``workers`` processes until
     none is left; close the run.  Returns False when the run was cancelled or failed
     meanwhile.  ``solver``: the run's solver, already built by the planner in this
-    process (the pool's processes inherit it).  A KeyboardInterrupt (:class:`scheduler.interrupts.Interrupted`) winds it
-    down — results that came recorded, the pool stopped, leases released, the run marked
-    ``interrupted`` — and goes on up."""
+    process (the pool's processes inherit it).  ``step_back``: once the pool runs, this
+    process's threads yield the CPU to it (:func:`_step_back_from_pool`; for a command
+    that ends with the run: a nice value cannot be taken back).  A KeyboardInterrupt
+    (:class:`scheduler.interrupts.Interrupted`) winds it down — results that came
+    recorded, the pool stopped, leases released, the run marked ``interrupted`` — and goes
+    on up."""
     release_leases(ledger, run_id)  # this process takes the run over
     if not has_open(ledger, run_id):  # planning finished it (or a resume finds it done): no pool
         close_run(ledger, run_id)
@@ -382,7 +402,7 @@ def run_local(ledger: Ledger, run_id: int, workers: int, on_progress: ProgressHo
         run = run_brief(conn, run_id)
     if run is None:  # cancelled or failed meanwhile
         return False
-    driver = _LocalRun(ledger, run, workers, solver)
+    driver = _LocalRun(ledger, run, workers, solver, step_back)
     with hurried_by(driver.hurry):
         try:
             finished = driver.drive(on_progress)

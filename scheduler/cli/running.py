@@ -78,7 +78,7 @@ def solve(app: App, request: RunRequest, limit: int | None, show_stats: bool, sv
 
                 if not prepared.done_in_planning:
                     run_local(ledger, run_id, workers, on_progress=tick if view.enabled else None,
-                              solver=prepared.solver)
+                              solver=prepared.solver, step_back=True)
                 if view.enabled:
                     view.update(progress(ledger, run_id))
         except Interrupted as exc:
@@ -299,7 +299,7 @@ def resume(app: App, run_id: int, workers: int, executor: str | None) -> None:
     with interruptible():
         try:
             with ProgressView(run_id, enabled=app.progress_shown) as view:
-                run_local(ledger, run_id, workers,
+                run_local(ledger, run_id, workers, step_back=True,
                           on_progress=(lambda: view.update(progress(ledger, run_id))) if view.enabled else None)
         except Interrupted as exc:
             _interrupted(ledger, run_id, exc)

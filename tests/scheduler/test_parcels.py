@@ -83,3 +83,34 @@ def test_a_parcel_is_packed_from_the_backlog_at_the_measured_rate():
     assert [len(p) for p in parcels] == [runner.PARCEL_MOST, runner.PARCEL_MOST] and len(run.backlog) == 8
     run.rate = None
     assert [len(p) for p in run._parcels(3)] == [1, 1, 1] and len(run.backlog) == 5
+
+
+def test_the_parent_steps_back_while_its_pool_runs_and_comes_back(tc, monkeypatch):
+    """`solve` with a pool: once the pool runs, every thread of the parent is
+    PARENT_STEP_BACK nicer (its bookkeeping yields to the searches); after the run the
+    nice values are back where this process may set them back (as root)."""
+    import os
+
+    seen: list[tuple[dict, int]] = []
+    step_back = runner._step_back_from_pool
+
+    def spying():
+        before = step_back()
+        seen.append((before, os.getpriority(os.PRIO_PROCESS, 0)))
+        return before
+
+    monkeypatch.setattr(runner, "_step_back_from_pool", spying)
+    start = os.getpriority(os.PRIO_PROCESS, 0)
+    out = json.loads(tc("solve", "pentomino-5x12", "--by-search", "--no-symmetry", "--workers", "2", "--json",
+                        "--no-progress").output.strip().splitlines()[-1])
+    assert out["solutions"] == 4040
+    (before, during), = seen
+    assert before[threading_id()] == start and during == min(19, start + runner.PARENT_STEP_BACK)
+    if os.geteuid() == 0:
+        assert os.getpriority(os.PRIO_PROCESS, 0) == start
+
+
+def threading_id() -> int:
+    import threading
+
+    return threading.get_native_id()
