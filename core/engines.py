@@ -674,16 +674,23 @@ class _SearchBeside:
         is; its result."""
         if grace > 0:
             self._thread.join(grace)
-        self._stop.set()
-        handoff.request()
-        try:
-            self._thread.join()
-        finally:
-            handoff.clear()
+        _stopped(self._thread, self._stop)
         if self._error is not None:
             raise self._error
         assert self._result is not None
         return self._result
+
+
+def _stopped(thread: threading.Thread, stop: threading.Event) -> None:
+    """A search thread stopped where it is: its loop's event set and the handoff flag
+    raised (:mod:`core.handoff`: the running solve ends at its next clock reading), the
+    thread joined, the flag cleared (the calling thread searches nothing meanwhile)."""
+    stop.set()
+    handoff.request()
+    try:
+        thread.join()
+    finally:
+        handoff.clear()
 
 
 def _whole_trial(solver: Solver, unit_path: tuple[int, ...], quick: SolveResult) -> SolveResult:
@@ -853,12 +860,7 @@ class _PiecesBeside:
 
     def finish(self) -> None:
         """Stop the search where it is."""
-        self._stop.set()
-        handoff.request()
-        try:
-            self._thread.join()
-        finally:
-            handoff.clear()
+        _stopped(self._thread, self._stop)
         if self._error is not None:
             raise self._error
 

@@ -31,6 +31,7 @@ import tomllib
 from fractions import Fraction
 from typing import Any, Callable, Hashable, Iterable, Sequence
 
+from .bitsets import bits
 from .errors import PathError, ProblemError
 from .exact_cover import ExactCover
 from .catalog import register_kind, register_pattern
@@ -44,16 +45,6 @@ Rules = Callable[[Any, Any], Iterable[tuple[Any, Iterable[Any]]]]
 Mask = int
 
 HEURISTICS = ("mrv", "first")
-
-
-def bits(mask: Mask) -> list[int]:
-    """The indices of the set bits of ``mask``, lowest first."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 class TileReduction:

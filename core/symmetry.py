@@ -30,6 +30,7 @@ from fractions import Fraction
 from functools import cached_property
 from typing import Callable, Sequence
 
+from .bitsets import bits
 from .errors import PathError
 from .exact_cover import ExactCover
 from .search import COUNT, SolveRequest, SolveResult, Solver, Stats, Subpath
@@ -169,22 +170,12 @@ def _live_mask(ec: ExactCover, given: Sequence[int]) -> int:
     return everything & ~dead
 
 
-def _members(mask: int) -> list[int]:
-    """The set bits of ``mask``, in increasing order."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
-
-
 def live_options(ec: ExactCover, given: Sequence[int]) -> Sequence[int]:
     """The options that can still be chosen below the partial cover ``given``: none of
     their items saturated (covered once, or ``hi`` times for a multiplicity)."""
     if not given:
         return range(ec.n_options)
-    return _members(_live_mask(ec, given))
+    return bits(_live_mask(ec, given))
 
 
 def best_anchor(group: OptionSymmetry, elements: Sequence[int], given: Sequence[int] = ()) -> Anchor | None:
@@ -220,7 +211,7 @@ def find_anchor(group: OptionSymmetry, elements: Sequence[int], given: Sequence[
     for bound, negative_order, i, subgroup, n_covering in candidates:
         if best is not None and (bound, negative_order, i) >= best[0]:
             break
-        reps = _representatives(group, subgroup, _members(masks[i] & live))
+        reps = _representatives(group, subgroup, bits(masks[i] & live))
         key = (len(reps), negative_order, i)
         if best is None or key < best[0]:
             best = (key, Anchor(i, subgroup, reps, n_covering))
