@@ -770,8 +770,8 @@ class _StateSearch:
         is no state) and the search's seconds on them."""
         groups, slots = self.groups, self.slots
         states: list[tuple[int, ...]] = []
-        seconds, tries = 0.0, 0
-        while len(states) < STATES and tries < STATE_TRIES and self.stats.nodes - self.trial.stats.nodes < STATE_SEARCH_NODES:
+        seconds, tries, nodes = 0.0, 0, 0  # (its own nodes: not the search beside's)
+        while len(states) < STATES and tries < STATE_TRIES and nodes < STATE_SEARCH_NODES:
             with self.lock:
                 while groups and not groups[-1]:
                     groups.pop()
@@ -787,9 +787,10 @@ class _StateSearch:
             started = time.perf_counter()
             part = self.solver.solve(piece.path, SolveRequest(node_budget=STATE_NODES_MAX))
             took = time.perf_counter() - started
-            self.count += part.count
-            self.stats.add(part.stats)
-            with self.lock:
+            nodes += part.stats.nodes
+            with self.lock:  # (the search beside adds to the same count)
+                self.count += part.count
+                self.stats.add(part.stats)
                 slots[k] = self._placed(part.frontier) if part.frontier else None
             if part.complete and part.stats.nodes >= STATE_NODES_MIN:
                 states.append(tuple(j for j in cover if j < self.n_options))
