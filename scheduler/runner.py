@@ -53,6 +53,7 @@ from .ledger import (
 from .db import Ledger, after_fork, safe_url
 from .errors import BrokerError
 from .interrupts import HANDOFF_SIGNAL, PoolProcessSignals, hurried_by
+from . import priority
 from .parent_death import ParentWatch, die_with_parent
 from .models import Run
 from .run_options import ExecutorKind, Mode, RunOptions
@@ -139,6 +140,9 @@ class _LocalRun:
         self.ledger, self.run, self.workers = ledger, run, workers
         self.mode, self.options = run.mode, run.options
         self.sampling = run.sampling
+        # a run that verifies a sample hands its subproblems on one by one (as planned),
+        # and leases verifications first, one a free slot
+        self.parcel_most = PARCEL_MOST if self.sampling is None else 1
         # the spec, for pool processes that build the solver (a resumed run): not read when inherited
         spec = run_spec(ledger, run.id) if solver is None else None
         self.lease = self.options.lease_seconds()
@@ -182,7 +186,10 @@ class _LocalRun:
                 return True
             if not self._stepped_back:
                 self._stepped_back = True
-                self._priorities = _step_back_from_pool()
+                # the parent's bookkeeping — a ledger exchange a parcel, the pool's own threads
+                # reading results — took 0.07-0.09 s of CPU in a 1.3 s run of two processes on
+                # two cores (the pentacube box, 2026-11-28), each millisecond from a search
+                self._priorities = priority.step_back()
             if not got:
                 self._ask_for_work()
             self._collect()
@@ -199,9 +206,7 @@ class _LocalRun:
         """Record the outcomes collected, lease what the pool has room for (two parcels a
         process: one running, one waiting) and hand it on; the number handed on."""
         free = 2 * self.workers - len(self.in_flight)
-        # a run that verifies a sample leases verifications first, one a free slot
-        most = PARCEL_MOST if self.sampling is None else 1
-        want = max(0, free * most - len(self.backlog)) if free > 0 else 0
+        want = max(0, free * self.parcel_most - len(self.backlog)) if free > 0 else 0
         got = exchange(self.ledger, self.outcomes, self.run.id, self.owner, want, self.lease, self.sampling)
         self.outcomes = []
         self.backlog.extend(got.tasks)
@@ -218,8 +223,8 @@ class _LocalRun:
         """Up to ``n`` parcels from the front of the backlog."""
         if n <= 0 or not self.backlog:
             return []
-        most = PARCEL_MOST if self.sampling is None else 1  # a sampled run's subproblems go one by one
-        packed = pack(range(len(self.backlog)), [t.weight for t in self.backlog], self.rate, PARCEL_SECONDS, most)
+        packed = pack(range(len(self.backlog)), [t.weight for t in self.backlog], self.rate, PARCEL_SECONDS,
+                      self.parcel_most)
         parcels = [[self.backlog[k] for k in ks] for ks in packed[:n]]
         del self.backlog[:sum(len(p) for p in parcels)]
         return parcels
@@ -300,7 +305,7 @@ class _LocalRun:
         self._closed()
 
     def _closed(self) -> None:
-        _restore_priorities(self._priorities)
+        priority.restore(self._priorities)
         self.watch.close()
         _INHERITED.clear()
         signal.pthread_sigmask(signal.SIG_SETMASK, self._mask)
@@ -337,44 +342,6 @@ class _LocalRun:
                 pass
 
 
-#: how far the pool's parent steps back once its processes run (a nice value)
-PARENT_STEP_BACK = 10
-
-
-def _step_back_from_pool() -> dict[int, int]:
-    """The pool's parent yields the CPU to the pool's processes: every thread of this
-    process (Linux keeps a nice value per thread) goes :data:`PARENT_STEP_BACK` lower.
-    Its bookkeeping — a ledger exchange for each parcel, the pool's own threads reading
-    results — took 0.07-0.09 s of CPU in a 1.3 s run of two processes on two cores (the
-    pentacube box, 2026-11-28), each millisecond of it taken from a search; stepped
-    back, it runs where a process waits.  Returns the threads' nice values before.  Best
-    effort: where a thread's priority cannot be read or set, it stays."""
-    try:
-        threads = [int(t) for t in os.listdir("/proc/self/task")]
-    except OSError:  # not Linux: the process as a whole
-        threads = [0]
-    before = {}
-    for tid in threads:
-        try:
-            nice = os.getpriority(os.PRIO_PROCESS, tid)
-            os.setpriority(os.PRIO_PROCESS, tid, min(19, nice + PARENT_STEP_BACK))
-            before[tid] = nice
-        except OSError:  # gone meanwhile, or not permitted
-            pass
-    return before
-
-
-def _restore_priorities(before: dict[int, int]) -> None:
-    """The nice values of :func:`_step_back_from_pool` back, where this process may lower
-    them again (a privileged one; otherwise the command ends with the run) and the thread
-    is still there."""
-    for tid, nice in before.items():
-        try:
-            os.setpriority(os.PRIO_PROCESS, tid, nice)
-        except OSError:  # not permitted, or the thread ended
-            pass
-
-
 def _subproblems(parcel: list[Task]) -> str:
     """A parcel's subproblems, for a message."""
     ids = [t.sub_id for t in parcel]
@@ -387,8 +354,8 @@ def run_local(ledger: Ledger, run_id: int, workers: int, on_progress: ProgressHo
     none is left; close the run.  Returns False when the run was cancelled or failed
     meanwhile.  ``solver``: the run's solver, already built by the planner in this
     process (the pool's processes inherit it).  ``step_back``: once the pool runs, this
-    process's threads yield the CPU to it (:func:`_step_back_from_pool`; for a command
-    that ends with the run: a nice value cannot be taken back).  A KeyboardInterrupt
+    process's threads yield the CPU to it (:func:`scheduler.priority.step_back`; for a command
+    that ends with the run: a nice value cannot always be taken back).  A KeyboardInterrupt
     (:class:`scheduler.interrupts.Interrupted`) winds it down — results that came
     recorded, the pool stopped, leases released, the run marked ``interrupted`` — and goes
     on up."""

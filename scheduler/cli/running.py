@@ -184,22 +184,17 @@ def submit(app: App, request: RunRequest, queue: str | None, wait: bool) -> None
         follow(app, ledger, run_id, executor, tick_now=False)
 
 
-#: how far the submitting process steps back once its messages are out (a nice value)
-STEP_BACK = 10
-
-
 def _step_back() -> None:
     """Once its messages are out, the submitting process yields the CPU to the workers:
     what it does next — the deferred estimate (random paths for up to a second, bounded
     in wall time, so it only samples less), following the run — must not slow workers on
     the same machine (two workers and the estimate on two cores: the workers got a third
-    less CPU while it ran).  Its nice value, and its session's autogroup's, by which Linux
-    shares a busy machine between sessions.  Best effort: a system without either keeps
-    the priority it had."""
-    try:
-        os.nice(STEP_BACK)
-    except OSError:  # not permitted here: the priority stays as it was
-        pass
+    less CPU while it ran).  Its threads' nice values (:mod:`scheduler.priority`), and its
+    session's autogroup's, by which Linux shares a busy machine between sessions.  Best
+    effort: a system without either keeps the priority it had."""
+    from ..priority import STEP_BACK, step_back
+
+    step_back(STEP_BACK)
     try:
         with open("/proc/self/autogroup", "w") as f:
             f.write(str(STEP_BACK))

@@ -4,6 +4,7 @@ the ones of its parcel it has not started; every count stays exact."""
 from __future__ import annotations
 
 import json
+import threading
 from fractions import Fraction
 
 import pytest
@@ -76,7 +77,7 @@ def test_a_parcel_is_packed_from_the_backlog_at_the_measured_rate():
     """_parcels: greedy in order up to PARCEL_SECONDS at the rate, at most PARCEL_MOST a
     parcel; without a rate, one subproblem a parcel; a sampled run's, one each too."""
     run = object.__new__(runner._LocalRun)
-    run.sampling = None
+    run.sampling, run.parcel_most = None, runner.PARCEL_MOST
     run.backlog = [Task(1, k, (k,), Fraction(1, 1000)) for k in range(40)]
     run.rate = 1.0  # 1 ms each
     parcels = run._parcels(2)
@@ -87,30 +88,24 @@ def test_a_parcel_is_packed_from_the_backlog_at_the_measured_rate():
 
 def test_the_parent_steps_back_while_its_pool_runs_and_comes_back(tc, monkeypatch):
     """`solve` with a pool: once the pool runs, every thread of the parent is
-    PARENT_STEP_BACK nicer (its bookkeeping yields to the searches); after the run the
+    STEP_BACK nicer (its bookkeeping yields to the searches); after the run the
     nice values are back where this process may set them back (as root)."""
     import os
 
     seen: list[tuple[dict, int]] = []
-    step_back = runner._step_back_from_pool
+    step_back = runner.priority.step_back
 
-    def spying():
-        before = step_back()
+    def spying(*args):
+        before = step_back(*args)
         seen.append((before, os.getpriority(os.PRIO_PROCESS, 0)))
         return before
 
-    monkeypatch.setattr(runner, "_step_back_from_pool", spying)
+    monkeypatch.setattr(runner.priority, "step_back", spying)
     start = os.getpriority(os.PRIO_PROCESS, 0)
     out = json.loads(tc("solve", "pentomino-5x12", "--by-search", "--no-symmetry", "--workers", "2", "--json",
                         "--no-progress").output.strip().splitlines()[-1])
     assert out["solutions"] == 4040
     (before, during), = seen
-    assert before[threading_id()] == start and during == min(19, start + runner.PARENT_STEP_BACK)
+    assert before[threading.get_native_id()] == start and during == min(19, start + runner.priority.STEP_BACK)
     if os.geteuid() == 0:
         assert os.getpriority(os.PRIO_PROCESS, 0) == start
-
-
-def threading_id() -> int:
-    import threading
-
-    return threading.get_native_id()
