@@ -37,6 +37,7 @@ from .work import outcome_of, request_for
 
 if TYPE_CHECKING:
     from .db import Ledger
+    from .ledger import CreatedRun
 
 PER_WORKER = 32
 MINIMUM = 64
@@ -188,9 +189,10 @@ class PreparedRun:
     #: why there is no estimate where one was asked for (:class:`core.estimate.CannotEstimate`)
     estimate_refusal: str | None = None
 
-    def create(self, ledger: Ledger, executor: ExecutorKind) -> int:
-        """Write the run, its subproblems and what planning found, in one transaction;
-        the run id."""
+    def create(self, ledger: Ledger, executor: ExecutorKind, *, queued: bool = False) -> CreatedRun:
+        """Write the run, its subproblems and what planning found, in one transaction
+        (``queued``: its pending subproblems stamped as sent, see
+        :func:`scheduler.ledger.create_run`)."""
         from .ledger import create_run
 
         plan_stats = self.plan.to_json()
@@ -201,7 +203,7 @@ class PreparedRun:
         first = self.plan.first
         return create_run(ledger, problem=self.problem, mode=self.mode, options=self.options, executor=executor,
                           frontier=self.plan.frontier, plan_stats=plan_stats, verify_fraction=self.options.verify,
-                          estimated_nodes=estimated, started=self.started,
+                          estimated_nodes=estimated, started=self.started, queued=queued,
                           first=None if first is None else lambda run_id, sub_id: outcome_of(first, run_id, sub_id,
                                                                                             self.mode))
 

@@ -67,7 +67,7 @@ def solve(app: App, request: RunRequest, limit: int | None, show_stats: bool, sv
                 line = render.before_the_run(prepared)
                 if line:
                     click.echo(line, err=True)
-            run_id = prepared.create(ledger, ExecutorKind.LOCAL)
+            run_id = prepared.create(ledger, ExecutorKind.LOCAL).run_id
             with ProgressView(run_id, enabled=shown) as view:
                 last = [0.0]
 
@@ -139,7 +139,7 @@ def _report(app: App, ledger, prepared: PreparedRun, run_id: int, show_stats: bo
 def submit(app: App, request: RunRequest, queue: str | None, wait: bool) -> None:
     """Plan a run and queue its subproblems for Celery workers."""
     from ..batches import message_target
-    from ..ledger import close_run, stale_pending, weights_of
+    from ..ledger import close_run
     from ..planning import prepare
     from ..queries import run_summary
     from ..runner import CeleryExecutor
@@ -149,12 +149,10 @@ def submit(app: App, request: RunRequest, queue: str | None, wait: bool) -> None
     request = replace(request, options=replace(request.options, queue=queue))
     ledger = app.ledger()  # it must answer before any work
     prepared = prepare(request, workers=8, defer_estimate=True)
-    run_id = prepared.create(ledger, ExecutorKind.CELERY)
+    created = prepared.create(ledger, ExecutorKind.CELERY, queued=True)  # stamped as sent: sent next
+    run_id, pending = created.run_id, created.pending
     queue_name = prepared.options.queue_name
-    pending = stale_pending(ledger, run_id, 0.0)
-    with ledger.engine.connect() as conn:
-        weights = weights_of(conn, pending)
-    messages = executor.dispatch(run_id, pending, queue_name, ledger, weights=weights,
+    messages = executor.dispatch(run_id, pending, queue_name, weights=created.weights,
                                  rate=prepared.seconds_per_weight, target=message_target(prepared.options.task_seconds))
     executor.dispatch_verifications(run_id, open_verifications(ledger, run_id), queue_name, ledger)
     finished = prepared.done_in_planning or close_run(ledger, run_id)  # planning may have counted everything

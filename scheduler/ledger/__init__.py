@@ -29,6 +29,7 @@ from .leases import (
 )
 from .results import record, record_results
 from .runs import (
+    CreatedRun,
     Progress,
     cancel_run,
     close_run,
@@ -47,7 +48,7 @@ from .runs import (
 from .subproblems import subproblem_rows, weights_of
 
 __all__ = [
-    "Exchange", "Progress", "RunBrief", "brief_of", "cancel_run", "close_run", "create_run", "exchange",
+    "CreatedRun", "Exchange", "Progress", "RunBrief", "brief_of", "cancel_run", "close_run", "create_run", "exchange",
     "expire_leases", "fail_run", "get_run", "has_open", "interrupt_run", "lease_batch", "lease_message", "lease_one",
     "mark_queued", "measured_rate", "progress", "record", "record_estimate", "record_results", "release_leases",
     "revive_run", "run_brief", "run_spec", "run_status", "searched_by_others", "stale_pending", "subproblem_rows", "unlease", "weights_of",

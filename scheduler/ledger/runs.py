@@ -31,6 +31,16 @@ _INSERT_DONE = insert(SUB).returning(SUB.c.id)
 _HAS_OPEN = select(SUB.c.id).where(SUB.c.run_id == bindparam("run_id"), SUB.c.state.in_(OPEN)).limit(1)
 
 
+@dataclass(frozen=True)
+class CreatedRun:
+    """A run just written: its id, and its subproblems left for the workers (pending), in
+    order, with their weights — what a submitter sends, without reading them back."""
+
+    run_id: int
+    pending: list[int] = field(default_factory=list)
+    weights: list[Fraction] = field(default_factory=list)
+
+
 def create_run(
     ledger: Ledger,
     *,
@@ -44,11 +54,15 @@ def create_run(
     estimated_nodes: int | None = None,
     started: dt.datetime | None = None,
     first: Callable[[int, int], Outcome] | None = None,
-) -> int:
+    queued: bool = False,
+) -> CreatedRun:
     """The run row and one pending row per subproblem, in one transaction; ``started``:
     when its planning began (its ``created_at``, so its seconds count the planning).
     ``first(run_id, sub_id)``: the result of the single planned subproblem, found while
-    planning, recorded in the same transaction (with its donated frontier)."""
+    planning, recorded in the same transaction (with its donated frontier).  ``queued``:
+    the pending subproblems are stamped as sent to a queue (the submitter sends them
+    next, so a Celery run's start costs no query to find them and none to stamp them;
+    should it die first, the scheduler sends them once they are its grace period old)."""
     if sum((s.weight for s in frontier), Fraction(0)) != 1:
         raise ValueError("the planned subproblems' weights do not add up to 1")
     if first is not None and len(frontier) != 1:
@@ -64,12 +78,15 @@ def create_run(
         if first is not None and sampling is None:
             outcome = first(0, 0)
             if not outcome.frontier:  # planning counted everything: the run is written closed
-                return _insert_counted(conn, row, outcome)
+                return CreatedRun(_insert_counted(conn, row, outcome))
         run_id = conn.execute(_INSERT_RUN, row).scalar_one()
-        ids = insert_subproblems(conn, subproblem_rows(run_id, frontier, None, None))
-        if first is not None:
-            record(conn, first(run_id, ids[0]), sampling=sampling)
-        return run_id
+        now = utcnow() if queued else None
+        ids = insert_subproblems(conn, subproblem_rows(run_id, frontier, None, None if first is not None else now))
+        if first is None:
+            return CreatedRun(run_id, ids, [s.weight for s in frontier])
+        outcome = first(run_id, ids[0])
+        children = record(conn, outcome, queued=queued, sampling=sampling)  # its row is new: never None
+        return CreatedRun(run_id, children or [], [s.weight for s in outcome.frontier])
 
 
 def _insert_counted(conn: Connection, row: dict[str, Any], outcome: Outcome) -> int:

@@ -24,7 +24,7 @@ def make_run(ledger, name: str = "dominoes-4x5", *, mode: str = "count", executo
     _, solver = build_solver(problem.spec, opts)
     p = plan(solver, split_depth=depth, first=mode == "first")
     return create_run(ledger, problem=problem, mode=Mode(mode), options=opts, executor=ExecutorKind(executor),
-                      frontier=p.frontier, plan_stats=p.to_json(), verify_fraction=verify)
+                      frontier=p.frontier, plan_stats=p.to_json(), verify_fraction=verify).run_id
 
 
 def finished_weight(ledger, run_id: int) -> Fraction:

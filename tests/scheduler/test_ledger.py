@@ -168,3 +168,40 @@ def test_a_level_count_task_holds_its_lease_for_an_hour():
     assert lease_seconds({"budget": 60.0, "method": "levels"}) == LEVELS_LEASE
     assert lease_seconds({"budget": 4000.0, "levels": True}) == 8030.0
     assert lease_seconds({"budget": 60.0, "levels": True, "lease": 90.0}) == 90.0
+
+
+def _pending_rows(ledger, run_id: int) -> list[tuple[int, Fraction, bool]]:
+    with ledger.session() as s:
+        rows = s.execute(select(Subproblem.id, Subproblem.weight_num, Subproblem.weight_den, Subproblem.queued_at)
+                         .where(Subproblem.run_id == run_id, Subproblem.state == "pending")
+                         .order_by(Subproblem.id)).all()
+    return [(i, Fraction(int(n), int(d)), q is not None) for i, n, d, q in rows]
+
+
+@pytest.mark.parametrize("queued", [False, True])
+def test_a_created_run_names_its_pending_subproblems(any_url, queued):
+    """What create_run returns is what the ledger holds pending, in order, with the same
+    weights (a submitter sends them without reading them back), stamped as sent when
+    ``queued`` — for a planned frontier and for a root searched while planning."""
+    from core.library import load
+    from core.search import SolveRequest
+    from scheduler.planning import plan
+    from scheduler.work import outcome_of
+
+    ledger = open_ledger(any_url)
+    problem = load("pentomino-6x10")
+    opts = RunOptions.from_json({"engine": "kernel", "distinct": False, "budget": 60.0})
+    _, solver = build_solver(problem.spec, opts)
+    planned = plan(solver, split_depth=2).frontier
+    trial = solver.solve((), SolveRequest(node_budget=2_000))
+    assert trial.frontier  # the root is left unfinished: its frontier is what stays pending
+    for frontier, first in ((planned, None), ([Subpath((), Fraction(1))],
+                                              lambda run_id, sub_id: outcome_of(trial, run_id, sub_id, Mode.COUNT))):
+        created = L.create_run(ledger, problem=problem, mode=Mode.COUNT, options=opts, executor=ExecutorKind.CELERY,
+                               frontier=frontier, first=first, queued=queued)
+        rows = _pending_rows(ledger, created.run_id)
+        assert created.pending == [i for i, _, _ in rows]
+        assert created.weights == [w for _, w, _ in rows]
+        assert all(q == queued for _, _, q in rows)
+        assert sum(created.weights) == (1 if first is None else 1 - trial.weight_done)
+        assert L.stale_pending(ledger, created.run_id, 3600.0) == ([] if queued else created.pending)
