@@ -40,6 +40,7 @@ from .ledger import (
     mark_queued,
     measured_rate,
     progress,
+    record_closing,
     record_results,
     release_leases,
     run_brief,
@@ -511,11 +512,8 @@ def execute_batch(ledger: Ledger, run_id: int, sub_ids: Sequence[int], executor:
             if requests is not None:
                 requests.holding(len(tasks) - i - 1)
             results.add(_solve(ledger, _solver_of(ledger, run), task, run, requests))
-        results.flush()
-    if "recorded" in results.happened.values() and not has_open(ledger, run_id,
-                                                                 verifications=run.sampling is not None):
-        close_run(ledger, run_id)  # the message held the run's last open subproblems
-    elif requests is not None and run.mode is not Mode.FIRST:
+        closed = results.flush(closing=True)  # the message may have held the run's last open subproblems
+    if not closed and requests is not None and run.mode is not Mode.FIRST:
         _wait_for_work(ledger, executor, run, owner)
     return [results.happened.get(sub_id, "skipped") for sub_id in sub_ids]
 
@@ -569,15 +567,24 @@ class _Results:
         if outcome.frontier or self.unrecorded >= RECORD_SECONDS:
             self.flush()
 
-    def flush(self) -> None:
-        if not self.outcomes:
-            return
-        recorded = record_results(self.ledger, self.outcomes, queued=True, sampling=self.run.sampling)
+    def flush(self, closing: bool = False) -> bool:
+        """Record the outcomes held; ``closing`` (the message's end): and close the run,
+        in the same transaction, if nothing of it is open any more — when this message
+        recorded anything.  Whether the run was closed here."""
+        closed = False
+        if closing and (self.outcomes or "recorded" in self.happened.values()):
+            recorded, closed = record_closing(self.ledger, self.run.id, self.outcomes, queued=True,
+                                              sampling=self.run.sampling)
+        elif self.outcomes:
+            recorded = record_results(self.ledger, self.outcomes, queued=True, sampling=self.run.sampling)
+        else:
+            return False
         for outcome, children in zip(self.outcomes, recorded):
             self.happened[outcome.sub_id] = "duplicate" if children is None else "recorded"
             if children is not None:
                 _send_on(self.executor, self.run, outcome, children)
         self.outcomes, self.unrecorded = [], 0.0
+        return closed
 
 
 def execute_one(ledger: Ledger, sub_id: int, executor: CeleryExecutor | None) -> str:
@@ -589,12 +596,10 @@ def execute_one(ledger: Ledger, sub_id: int, executor: CeleryExecutor | None) ->
         return "skipped"
     task, run = leased
     outcome = _solve(ledger, _solver_of(ledger, run), task, run, _requests(executor, run))
-    (children,) = record_results(ledger, [outcome], queued=True, sampling=run.sampling)
+    (children,), _ = record_closing(ledger, run.id, [outcome], queued=True, sampling=run.sampling)
     if children is None:
         return "duplicate"
     _send_on(executor, run, outcome, children)
-    if not children and not has_open(ledger, run.id, verifications=run.sampling is not None):
-        close_run(ledger, run.id)
     return "recorded"
 
 

@@ -40,6 +40,7 @@ from .runs import (
     interrupt_run,
     measured_rate,
     progress,
+    record_closing,
     record_estimate,
     revive_run,
     run_spec,
@@ -50,6 +51,6 @@ from .subproblems import subproblem_rows, weights_of
 __all__ = [
     "CreatedRun", "Exchange", "Progress", "RunBrief", "brief_of", "cancel_run", "close_run", "create_run", "exchange",
     "expire_leases", "fail_run", "get_run", "has_open", "interrupt_run", "lease_batch", "lease_message", "lease_one",
-    "mark_queued", "measured_rate", "progress", "record", "record_estimate", "record_results", "release_leases",
+    "mark_queued", "measured_rate", "progress", "record", "record_closing", "record_estimate", "record_results", "release_leases",
     "revive_run", "run_brief", "run_spec", "run_status", "searched_by_others", "stale_pending", "subproblem_rows", "unlease", "weights_of",
 ]

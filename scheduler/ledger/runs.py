@@ -168,6 +168,28 @@ def has_open(ledger: Ledger, run_id: int, *, verifications: bool = True) -> bool
         return verifications and V.count_open(conn, run_id) > 0
 
 
+_LOCK_RUN = select(RUN.c.id).where(RUN.c.id == bindparam("run_id")).with_for_update()
+
+
+def record_closing(ledger: Ledger, run_id: int, outcomes: Sequence[Outcome], *, queued: bool = False,
+                   sampling: V.Sampling | None = None) -> tuple[list[list[int] | None], bool]:
+    """A worker's last results of a message, and the run closed if nothing of it is open
+    any more, in one transaction: what each recorded (see :func:`record`), and whether
+    this call closed the run.  The record, the look at what is open and the close were
+    three transactions, a dozen round trips to the database for each message.
+
+    The run's row is locked first (PostgreSQL; SQLite's writers take turns anyway), so two
+    workers recording the run's last two results take turns: the second sees the first's
+    results and closes.  Without it each could see the other's subproblem still leased,
+    and neither close."""
+    with ledger.engine.begin() as conn:
+        conn.execute(_LOCK_RUN, {"run_id": run_id})
+        recorded = [record(conn, o, queued=queued, sampling=sampling) for o in outcomes]
+        if conn.execute(_HAS_OPEN, {"run_id": run_id}).first() is not None:
+            return recorded, False
+        return recorded, _close(conn, run_id)
+
+
 def close_run(ledger: Ledger, run_id: int) -> bool:
     """Close a running run whose subproblems are all done: exact totals, timings, and the
     check that finished weights add up to 1.  True when this call closed it."""
@@ -284,7 +306,7 @@ def _owner_gone(session: Any, run: Run) -> dt.datetime | None:
 def cancel_run(ledger: Ledger, run_id: int) -> int:
     """Stop a run: open subproblems become cancelled (late results are then refused)."""
     with ledger.session() as session:
-        run = session.get(Run, run_id)
+        run = session.get(Run, run_id, with_for_update=True)  # the run's row first, as record_closing
         if run is None:
             raise LedgerError(f"no run {run_id} in the ledger {ledger.url}")
         n = session.execute(

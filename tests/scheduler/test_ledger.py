@@ -205,3 +205,48 @@ def test_a_created_run_names_its_pending_subproblems(any_url, queued):
         assert all(q == queued for _, _, q in rows)
         assert sum(created.weights) == (1 if first is None else 1 - trial.weight_done)
         assert L.stale_pending(ledger, created.run_id, 3600.0) == ([] if queued else created.pending)
+
+
+def test_record_closing_closes_the_run_with_its_last_results(any_url):
+    ledger = open_ledger(any_url)
+    run_id = make_run(ledger, "dominoes-4x5", depth=2)
+    tasks = L.lease_batch(ledger, run_id, "t", 1000, 60)
+    outcomes = [_solve(ledger, t) for t in tasks]
+    recorded, closed = L.record_closing(ledger, run_id, outcomes[:-1])
+    assert all(c is not None for c in recorded) and not closed  # the last one is still leased
+    assert L.get_run(ledger, run_id).status == "running"
+    recorded, closed = L.record_closing(ledger, run_id, outcomes[-1:])
+    assert recorded == [[]] and closed
+    run = L.get_run(ledger, run_id)
+    assert (run.status, run.solutions) == ("done", 95)
+    assert L.record_closing(ledger, run_id, outcomes[-1:]) == ([None], False)  # delivered again: nothing changes
+
+
+def test_two_last_results_recorded_at_once_close_the_run(pg_url):
+    """Two workers record a run's last two results at the same moment: whichever commits
+    second sees the other's result and closes the run (the run's row is locked first;
+    without it each could see the other's subproblem still leased, and neither close)."""
+    import threading
+
+    ledger = open_ledger(pg_url)
+    for _ in range(12):
+        run_id = make_run(ledger, "dominoes-4x5", depth=1)
+        tasks = L.lease_batch(ledger, run_id, "t", 1000, 60)
+        assert len(tasks) >= 2
+        outcomes = [_solve(ledger, t) for t in tasks]
+        L.record_results(ledger, outcomes[:-2])
+        start = threading.Barrier(2)
+        closed: list[bool] = []
+
+        def last(outcome: Outcome) -> None:
+            start.wait()
+            closed.append(L.record_closing(ledger, run_id, [outcome])[1])
+
+        threads = [threading.Thread(target=last, args=(o,)) for o in outcomes[-2:]]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert sorted(closed) == [False, True]
+        run = L.get_run(ledger, run_id)
+        assert (run.status, run.solutions) == ("done", 95)
