@@ -17,6 +17,7 @@ import logging
 import multiprocessing
 import os
 import signal
+import threading
 import time
 from contextlib import nullcontext
 from fractions import Fraction
@@ -498,24 +499,75 @@ def execute_batch(ledger: Ledger, run_id: int, sub_ids: Sequence[int], executor:
     results = _Results(ledger, run, executor)
     requests = _requests(executor, run)
     limit = message_target(run.options.task_seconds)
+    rest = _Unstarted(tasks)
+
+    def give_rest() -> bool:  # here, or in the listening thread during a search
+        given = rest.take_all()
+        if not given or executor is None:
+            return bool(given)
+        try:
+            unlease(ledger, [t.sub_id for t in given], owner)
+            executor.dispatch(run_id, [t.sub_id for t in given], run.options.queue_name, ledger,
+                              weights=[t.weight for t in given], rate=results.rate, target=limit)
+        except BaseException:
+            rest.put_back(given)
+            raise
+        results.happened.update((t.sub_id, "handed back") for t in given)
+        return True
+
     started = clock()
-    with requests.serving(run_id) if requests is not None else nullcontext():
-        for i, task in enumerate(tasks):
-            if i and executor is not None and (clock() - started >= limit or (requests is not None and requests.asked())):
-                rest = tasks[i:]
-                results.flush()
-                unlease(ledger, [t.sub_id for t in rest], owner)
-                executor.dispatch(run_id, [t.sub_id for t in rest], run.options.queue_name, ledger,
-                                  weights=[t.weight for t in rest], rate=results.rate, target=limit)
-                results.happened.update((t.sub_id, "handed back") for t in rest)
+    with requests.serving(run_id, give_rest) if requests is not None else nullcontext():
+        while rest.left:
+            if rest.started and executor is not None and (
+                    clock() - started >= limit or (requests is not None and requests.asked())):
+                give_rest()
+                break
+            task = rest.take()
+            if task is None:  # the listening thread handed them back meanwhile
                 break
             if requests is not None:
-                requests.holding(len(tasks) - i - 1)
+                requests.holding(rest.left)
             results.add(_solve(ledger, _solver_of(ledger, run), task, run, requests))
         closed = results.flush(closing=True)  # the message may have held the run's last open subproblems
+    if rest.left:  # a hand-back from the listening thread failed, and put them back: once more, here
+        give_rest()
     if not closed and requests is not None and run.mode is not Mode.FIRST:
         _wait_for_work(ledger, executor, run, owner)
     return [results.happened.get(sub_id, "skipped") for sub_id in sub_ids]
+
+
+class _Unstarted:
+    """The subproblems of a message not started yet, in order: the message's loop takes
+    them one at a time; a request for work takes all that are left at once — from the
+    listening thread while a search runs (:mod:`scheduler.work_requests`)."""
+
+    def __init__(self, tasks: Sequence[Task]):
+        self._tasks = list(tasks)
+        self._next = 0          # tasks before it are started, or handed back
+        self.started = 0        # how many the loop took
+        self._lock = threading.Lock()
+
+    @property
+    def left(self) -> int:
+        return len(self._tasks) - self._next
+
+    def take(self) -> Task | None:
+        with self._lock:
+            if self._next == len(self._tasks):
+                return None
+            self._next += 1
+            self.started += 1
+            return self._tasks[self._next - 1]
+
+    def take_all(self) -> list[Task]:
+        with self._lock:
+            given, self._next = self._tasks[self._next:], len(self._tasks)
+            return given
+
+    def put_back(self, given: list[Task]) -> None:
+        """Undo a :meth:`take_all` whose hand-back failed."""
+        with self._lock:
+            self._next -= len(given)
 
 
 def _requests(executor: CeleryExecutor | None, run: RunBrief) -> WorkRequests | None:

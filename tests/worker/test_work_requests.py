@@ -154,3 +154,76 @@ def test_a_message_of_young_searches_gives_back_its_rest_at_once(sqlite_url, bro
     while pending := sub_ids(ledger, run_id, state="pending"):
         execute_batch(ledger, run_id, pending, None)
     assert L.get_run(ledger, run_id).solutions == 9356
+
+
+def _until(condition, seconds: float = 5.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.002)
+    return condition()
+
+
+def test_a_token_taken_but_not_answered_goes_back(broker_url, own_tokens):
+    """A token taken during a message that sends nothing after it (its last search ended
+    just then) goes back to the list when the message ends, for another worker; one
+    answered by messages sent does not."""
+    requests = _requests(broker_url)
+    run_id = 777_000_000 + int(time.time() * 1000) % 1_000_000
+    key = work_requests.token_key(run_id)
+    with requests.serving(run_id):
+        requests.redis.rpush(key, "idle-worker")
+        assert _until(requests.asked)
+    assert requests.redis.lrange(key, 0, -1) == [b"idle-worker"]
+    requests.redis.delete(key)
+    with requests.serving(run_id):
+        requests.redis.rpush(key, "idle-worker")
+        assert _until(requests.asked)
+        requests.fed(run_id)  # the message sent work out: the asker is answered
+    assert requests.redis.llen(key) == 0
+
+
+def test_a_listener_whose_message_ended_gives_the_token_back(broker_url, own_tokens):
+    """The listener still waiting on the list when its message ends (it blocks up to
+    POLL_SECONDS at a time) does not keep a token pushed meanwhile: the asker's request
+    stays for a worker that holds work."""
+    requests = _requests(broker_url)
+    run_id = 888_000_000 + int(time.time() * 1000) % 1_000_000
+    key = work_requests.token_key(run_id)
+    for _ in range(5):
+        with requests.serving(run_id):
+            time.sleep(0.01)  # the listener is now blocked on the list
+        requests.redis.rpush(key, "idle-worker")
+        time.sleep(work_requests.POLL_SECONDS * 2)
+        assert requests.redis.lrange(key, 0, -1) == [b"idle-worker"]
+        requests.redis.delete(key)
+
+
+def test_the_unstarted_rest_goes_back_during_the_running_search(sqlite_url, broker_url, own_tokens, monkeypatch):
+    """A token taken while the message still holds subproblems not started: the listening
+    thread hands them back at once, while the running search goes on (it is not stopped,
+    and the asker need not wait for its end); the count stays exact."""
+    from scheduler import runner
+
+    ledger = open_ledger(sqlite_url)
+    run_id = make_run(ledger, "pentomino-6x10", depth=2, executor="celery", memo=False)
+    ids = sub_ids(ledger, run_id)
+    executor = _Asking(broker_url)
+    real, calls, seen_during = runner.solve_task, [], []
+
+    def slow_third(*args):
+        calls.append(1)
+        if len(calls) == 3:  # the token comes during the third search, which lasts until the rest went
+            executor.requests.redis.rpush(work_requests.token_key(run_id), "idle-worker")
+            seen_during.append(_until(lambda: any(name == SOLVE_TASK_NAME for name, _ in executor.sent)))
+        return real(*args)
+
+    monkeypatch.setattr(runner, "solve_task", slow_third)
+    happened = execute_batch(ledger, run_id, ids, executor)
+    assert seen_during == [True]
+    assert happened[:3] == ["recorded"] * 3 and set(happened[3:]) == {"handed back"}
+    sent = [i for name, (run, batch) in executor.sent for i in batch if name == SOLVE_TASK_NAME and run == run_id]
+    assert sorted(sent) == ids[3:]
+    monkeypatch.setattr(runner, "solve_task", real)
+    while pending := sub_ids(ledger, run_id, state="pending"):
+        execute_batch(ledger, run_id, pending, None)
+    assert L.get_run(ledger, run_id).solutions == 9356
