@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 from pathlib import Path
 from typing import Iterator
 
 import platformdirs
 from sqlalchemy import create_engine, event, inspect, text
 from sqlalchemy.engine import Engine, make_url
-from sqlalchemy.exc import ArgumentError, OperationalError, SQLAlchemyError
+from sqlalchemy.exc import ArgumentError, DisconnectionError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
 from .env import ENV_DB_URL
@@ -65,14 +66,43 @@ def make_engine(url: str, *, read_only: bool = False) -> Engine:
             # subproblem is solved again when its lease expires — never counted twice.
             options = "-c default_transaction_read_only=on" if read_only else "-c synchronous_commit=off"
             engine = create_engine(
-                parsed, pool_pre_ping=True, pool_size=5, max_overflow=5,
+                parsed, pool_size=5, max_overflow=5,
                 connect_args={"connect_timeout": 5, "options": options},
             )
+            _ping_when_idle(engine)
         else:
             engine = create_engine(parsed)
     except (ArgumentError, ImportError) as exc:
         raise LedgerError(f"cannot use database URL {safe_url(url)}: {exc}") from None
     return engine
+
+
+#: a pooled PostgreSQL connection idle longer than this is pinged before it is used (seconds)
+PING_AFTER_IDLE = 1.0
+
+
+def _ping_when_idle(engine: Engine) -> None:
+    """Ping a pooled connection before use only when it has been idle for
+    :data:`PING_AFTER_IDLE`; a dead one (the database restarted, a proxy dropped it) is
+    replaced, as ``pool_pre_ping`` would.  A worker checks a connection out several times
+    a message, milliseconds apart: a ping each time was a round trip more each time, two a
+    message, waiting like the others for a core the searches hold.  A database that dies
+    within a second of a connection's last use fails that use; the task's lease expires
+    and the scheduler sends it again."""
+
+    @event.listens_for(engine, "checkin")
+    def _checked_in(_dbapi_conn, record) -> None:
+        record.info["idle_since"] = time.monotonic()
+
+    @event.listens_for(engine, "checkout")
+    def _checked_out(dbapi_conn, record, _proxy) -> None:
+        since = record.info.get("idle_since")
+        if since is None or time.monotonic() - since < PING_AFTER_IDLE:
+            return  # new, or used a moment ago
+        try:
+            engine.dialect.do_ping(dbapi_conn)
+        except engine.dialect.loaded_dbapi.Error as exc:  # the pool connects again
+            raise DisconnectionError(f"a pooled connection idle {time.monotonic() - since:.0f} s is gone") from exc
 
 
 def _sqlite_pragmas(dbapi_conn, _record) -> None:
