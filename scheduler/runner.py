@@ -502,9 +502,11 @@ def execute_batch(ledger: Ledger, run_id: int, sub_ids: Sequence[int], executor:
     rest = _Unstarted(tasks)
 
     def give_rest() -> bool:  # here, or in the listening thread during a search
+        if executor is None:  # no queue to hand them back to
+            return False
         given = rest.take_all()
-        if not given or executor is None:
-            return bool(given)
+        if not given:
+            return False
         try:
             unlease(ledger, [t.sub_id for t in given], owner)
             executor.dispatch(run_id, [t.sub_id for t in given], run.options.queue_name, ledger,
