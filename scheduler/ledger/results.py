@@ -18,6 +18,7 @@ from ..models import Solution, Subproblem, utcnow
 from ..states import OPEN, SubproblemState
 from ..work import Outcome
 from . import verifications as V
+from .pipeline import pipelined, pipelines
 from .subproblems import insert_subproblems, subproblem_rows
 from .verifications import Sampling
 
@@ -49,16 +50,7 @@ def record(conn: Connection | Session, outcome: Outcome, *, queued: bool = False
     of the donated subproblems (pending; ``queued`` stamps them as sent to a queue).  A
     verified run (``sampling``) also gets the result's verification, when it is sampled."""
     now = utcnow()
-    num, den, approx = fraction_parts(outcome.weight_done)
-    result = conn.execute(
-        _RECORD,
-        {
-            "sub_id": outcome.sub_id, "r_count": outcome.count, "r_distinct": outcome.distinct,
-            "r_nodes": outcome.nodes, "r_seconds": outcome.seconds, "r_stats": outcome.stats, "r_num": num,
-            "r_den": den, "r_f": approx, "r_stopped": outcome.stopped_by, "r_donated": len(outcome.frontier),
-            "r_worker": outcome.worker, "now": now,
-        },
-    )
+    result = conn.execute(_RECORD, _values(outcome, now))
     if result.rowcount != 1:
         return None
     children = insert_subproblems(
@@ -68,6 +60,81 @@ def record(conn: Connection | Session, outcome: Outcome, *, queued: bool = False
         V.insert_verification(conn, outcome, now if queued else None)
     insert_solutions(conn, outcome.run_id, outcome.sub_id, outcome.solutions or [])
     return children
+
+
+def _values(outcome: Outcome, now) -> dict:
+    """The parameters of :data:`_RECORD` for a result."""
+    num, den, approx = fraction_parts(outcome.weight_done)
+    return {
+        "sub_id": outcome.sub_id, "r_count": outcome.count, "r_distinct": outcome.distinct,
+        "r_nodes": outcome.nodes, "r_seconds": outcome.seconds, "r_stats": outcome.stats, "r_num": num,
+        "r_den": den, "r_f": approx, "r_stopped": outcome.stopped_by, "r_donated": len(outcome.frontier),
+        "r_worker": outcome.worker, "now": now,
+    }
+
+
+#: :data:`_RECORD` in psycopg's placeholders, its id returned when it wrote, for sending
+#: many together (:mod:`.pipeline`); its values typed as the columns' types would
+#: (:func:`_pg_values`).  Tested against :data:`_RECORD` row for row.
+_RECORD_PG = (
+    f"UPDATE {SUB.name} SET state = %(done)s, count = %(r_count)s, \"distinct\" = %(r_distinct)s, "
+    "nodes = %(r_nodes)s, seconds = %(r_seconds)s, stats = %(r_stats)s, done_num = %(r_num)s, "
+    "done_den = %(r_den)s, done_f = %(r_f)s, stopped_by = %(r_stopped)s, n_donated = %(r_donated)s, "
+    "worker = %(r_worker)s, finished_at = %(now)s, lease_expires = NULL "
+    "WHERE id = %(sub_id)s AND state = ANY(%(open)s) RETURNING id"
+)
+OPEN_STATES = [str(state) for state in OPEN]
+
+
+def _pg_values(outcome: Outcome, now) -> dict:
+    from psycopg.types.json import Json
+
+    values = _values(outcome, now)
+    values.update(done=str(SubproblemState.DONE), open=OPEN_STATES, r_count=str(int(outcome.count)),
+                  r_distinct=None if outcome.distinct is None else str(int(outcome.distinct)),
+                  r_stats=None if outcome.stats is None else Json(outcome.stats))
+    return values
+
+
+def writes_alone(outcome: Outcome, sampling: Sampling | None) -> bool:
+    """Whether recording this result writes its row and nothing else: no donated frontier,
+    no solutions, no sampled verification (most results of a count)."""
+    return not outcome.frontier and not outcome.solutions and not V.wants_verification(sampling, outcome)
+
+
+def record_all(conn: Connection, outcomes: Sequence[Outcome], *, queued: bool = False,
+               sampling: Sampling | None = None) -> list[list[int] | None]:
+    """Write several results in the transaction ``conn`` is in, in order (see
+    :func:`record`): on PostgreSQL by :func:`record_pipelined`."""
+    if pipelines(conn):
+        return record_pipelined(conn, outcomes, queued=queued, sampling=sampling)[0]
+    return [record(conn, o, queued=queued, sampling=sampling) for o in outcomes]
+
+
+def record_pipelined(conn: Connection, outcomes: Sequence[Outcome], *, queued: bool = False,
+                     sampling: Sampling | None = None, before: Sequence[tuple[str, dict]] = (),
+                     after: Sequence[tuple[str, dict]] = ()) -> tuple[list[list[int] | None], list[list[tuple]] | None]:
+    """PostgreSQL (:func:`~.pipeline.pipelines`): :func:`record_all`, the results that
+    :func:`writes_alone` together in psycopg's pipeline, one round trip where each was
+    one, after the statements ``before`` (psycopg placeholders, one parameter dict
+    each) and, when every result writes alone, before those ``after``.  What each result
+    recorded, in order, and the rows of ``after``'s statements — None where they were
+    not sent (the caller runs its own, after the other results)."""
+    now = utcnow()
+    alone = [i for i, o in enumerate(outcomes) if writes_alone(o, sampling)]
+    every = len(alone) == len(outcomes)
+    statements = [(sql, [params]) for sql, params in before]
+    statements.append((_RECORD_PG, [_pg_values(outcomes[i], now) for i in alone]))
+    if every:
+        statements += [(sql, [params]) for sql, params in after]
+    rows = pipelined(conn, statements)
+    recorded: list[list[int] | None] = [None] * len(outcomes)
+    for i, returned in zip(alone, rows[len(before)]):
+        recorded[i] = [] if returned else None
+    for i, o in enumerate(outcomes):
+        if not writes_alone(o, sampling):
+            recorded[i] = record(conn, o, queued=queued, sampling=sampling)
+    return recorded, [r[0] for r in rows[len(before) + 1:]] if every else None
 
 
 def insert_solutions(conn: Connection | Session, run_id: int, sub_id: int, solutions: Sequence[Sequence[int]]) -> None:
@@ -81,4 +148,4 @@ def record_results(ledger: Ledger, outcomes: Sequence[Outcome], *, queued: bool 
                    sampling: Sampling | None = None) -> list[list[int] | None]:
     """Record several results in one transaction (see :func:`record`)."""
     with ledger.engine.begin() as conn:
-        return [record(conn, o, queued=queued, sampling=sampling) for o in outcomes]
+        return record_all(conn, outcomes, queued=queued, sampling=sampling)

@@ -21,7 +21,8 @@ from ..run_options import ExecutorKind, Mode, RunOptions
 from ..states import OPEN, RunStatus, SubproblemState
 from ..work import Outcome
 from . import verifications as V
-from .results import insert_solutions, record
+from .pipeline import pipelines
+from .results import OPEN_STATES, insert_solutions, record, record_pipelined
 from .subproblems import insert_subproblems, subproblem_rows
 
 SUB = Subproblem.__table__
@@ -169,6 +170,10 @@ def has_open(ledger: Ledger, run_id: int, *, verifications: bool = True) -> bool
 
 
 _LOCK_RUN = select(RUN.c.id).where(RUN.c.id == bindparam("run_id")).with_for_update()
+#: the same two in psycopg's placeholders, sent in one pipeline with the results
+#: (:func:`~.results.record_pipelined`)
+_LOCK_RUN_PG = f"SELECT id FROM {RUN.name} WHERE id = %(run_id)s FOR UPDATE"
+_HAS_OPEN_PG = f"SELECT id FROM {SUB.name} WHERE run_id = %(run_id)s AND state = ANY(%(open)s) LIMIT 1"
 
 
 def record_closing(ledger: Ledger, run_id: int, outcomes: Sequence[Outcome], *, queued: bool = False,
@@ -183,9 +188,16 @@ def record_closing(ledger: Ledger, run_id: int, outcomes: Sequence[Outcome], *, 
     results and closes.  Without it each could see the other's subproblem still leased,
     and neither close."""
     with ledger.engine.begin() as conn:
-        conn.execute(_LOCK_RUN, {"run_id": run_id})
-        recorded = [record(conn, o, queued=queued, sampling=sampling) for o in outcomes]
-        if conn.execute(_HAS_OPEN, {"run_id": run_id}).first() is not None:
+        if pipelines(conn):  # the lock, the results and the look at what is open: one round trip
+            recorded, looked = record_pipelined(conn, outcomes, queued=queued, sampling=sampling,
+                                                before=[(_LOCK_RUN_PG, {"run_id": run_id})],
+                                                after=[(_HAS_OPEN_PG, {"run_id": run_id, "open": OPEN_STATES})])
+            still_open = looked[0] if looked is not None else conn.execute(_HAS_OPEN, {"run_id": run_id}).all()
+        else:
+            conn.execute(_LOCK_RUN, {"run_id": run_id})
+            recorded = [record(conn, o, queued=queued, sampling=sampling) for o in outcomes]
+            still_open = conn.execute(_HAS_OPEN, {"run_id": run_id}).all()
+        if still_open:
             return recorded, False
         return recorded, _close(conn, run_id)
 

@@ -250,3 +250,41 @@ def test_two_last_results_recorded_at_once_close_the_run(pg_url):
         assert sorted(closed) == [False, True]
         run = L.get_run(ledger, run_id)
         assert (run.status, run.solutions) == ("done", 95)
+
+
+def test_results_sent_together_write_what_one_at_a_time_writes(pg_url):
+    """On PostgreSQL the results that write only their row go in one pipeline
+    (``record_pipelined``): the rows equal those :func:`record` writes one statement at a
+    time, column by column — a count past 2**64, a distinct count and none, the
+    statistics —, the ones that donate are written beside them, and a result delivered
+    twice in one batch is written once."""
+    from dataclasses import replace
+
+    from scheduler.ledger.results import record, record_all
+
+    ledger = open_ledger(pg_url)
+    runs = [make_run(ledger, "dominoes-6x6", depth=3, node_budget=2000) for _ in range(2)]
+    leased = [sorted(L.lease_batch(ledger, run_id, "t", 1000, 60), key=lambda t: t.path) for run_id in runs]
+    outcomes = [_solve(ledger, t) for t in leased[0]]
+    outcomes[0] = replace(outcomes[0], count=2**70 + 3, distinct=12)
+    # the same results for the second run's subproblems (the same paths)
+    solved = [outcomes, [replace(o, run_id=t.run_id, sub_id=t.sub_id) for o, t in zip(outcomes, leased[1])]]
+    assert any(o.frontier for o in solved[0]) and any(not o.frontier for o in solved[0])
+    with ledger.engine.begin() as conn:
+        one_by_one = [record(conn, o) for o in solved[0]]
+    together = L.record_results(ledger, solved[1] + solved[1][:1])
+    assert [c is None for c in together] == [c is None for c in one_by_one] + [True]
+    assert [len(c) for c in together[:-1]] == [len(c) for c in one_by_one]
+    columns = ("path", "state", "count", "distinct", "nodes", "stats", "done_num", "done_den", "done_f",
+               "stopped_by", "n_donated", "lease_expires")
+
+    def rows(run_id: int) -> list[tuple]:
+        with ledger.session() as s:
+            found = s.execute(select(*(getattr(Subproblem, c) for c in columns))
+                              .where(Subproblem.run_id == run_id).order_by(Subproblem.path)).all()
+        return [tuple(r) for r in found]
+
+    assert rows(runs[0]) == rows(runs[1])
+    assert any(r[columns.index("count")] == 2**70 + 3 for r in rows(runs[1]))
+    with ledger.engine.begin() as conn:  # everything written already: nothing changes
+        assert record_all(conn, solved[1]) == [None] * len(solved[1])
