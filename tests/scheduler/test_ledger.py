@@ -288,3 +288,48 @@ def test_results_sent_together_write_what_one_at_a_time_writes(pg_url):
     assert any(r[columns.index("count")] == 2**70 + 3 for r in rows(runs[1]))
     with ledger.engine.begin() as conn:  # everything written already: nothing changes
         assert record_all(conn, solved[1]) == [None] * len(solved[1])
+
+
+def test_a_message_leased_with_its_brief_in_one_pipeline(pg_url):
+    """On PostgreSQL a process's second message of a run leases with the brief in one
+    pipeline, its lease as long as the first's: the same tasks, in the message's order,
+    leased once; a lease length changed meanwhile (a resume with other options) is set
+    right; a run no longer running leases nothing."""
+    import datetime as dt
+
+    from sqlalchemy import update
+
+    from scheduler.ledger import leases
+    from scheduler.models import utcnow
+
+    ledger = open_ledger(pg_url)
+    run_id = make_run(ledger, "dominoes-6x6", depth=4, executor="celery")
+    with ledger.session() as s:
+        ids = sorted(s.scalars(select(Subproblem.id).where(Subproblem.run_id == run_id)))
+    run, first = L.lease_message(ledger, run_id, ids[:3], "w")
+    assert [t.sub_id for t in first] == ids[:3]
+    assert leases._LEASE_SECONDS[run_id] == run.options.lease_seconds()
+    wanted = [ids[6], ids[4], ids[1], ids[5], ids[4]]  # one leased already, one twice
+    again, tasks = L.lease_message(ledger, run_id, wanted, "w")
+    assert again == run
+    assert [t.sub_id for t in tasks] == [ids[6], ids[4], ids[5]]
+    with ledger.session() as s:
+        rows = {r.id: r for r in s.scalars(select(Subproblem).where(Subproblem.id.in_(ids[:7])))}
+    assert all(rows[i].state == "leased" and rows[i].attempts == 1 for i in ids[:7] if i != ids[3])
+    expected = utcnow() + dt.timedelta(seconds=run.options.lease_seconds())
+    assert abs((rows[ids[6]].lease_expires - expected).total_seconds()) < 5
+    # a resume with another budget: the next lease is set to the new length at once
+    with ledger.session() as s:
+        options = dict(s.get(Run, run_id).options, budget=600.0)
+        s.execute(update(Run).where(Run.id == run_id).values(options=options))
+    changed, tasks = L.lease_message(ledger, run_id, [ids[7]], "w")
+    assert [t.sub_id for t in tasks] == [ids[7]] and changed.options.lease_seconds() == 2 * 600.0 + 30.0
+    with ledger.session() as s:
+        expires = s.get(Subproblem, ids[7]).lease_expires
+    assert abs((expires - (utcnow() + dt.timedelta(seconds=1230.0))).total_seconds()) < 5
+    assert leases._LEASE_SECONDS[run_id] == 1230.0
+    L.fail_run(ledger, run_id, "a path the solver rejected")  # its pending subproblems stay pending
+    assert states(ledger, run_id)["pending"] > 0
+    leased_before = states(ledger, run_id)["leased"]
+    assert L.lease_message(ledger, run_id, [ids[8]], "w") == (None, [])
+    assert states(ledger, run_id)["leased"] == leased_before
