@@ -74,6 +74,25 @@ def tc(*args: str, env: dict) -> dict:
     return {**json.loads(out.strip().splitlines()[-1]), "process_cpu": children_cpu() - before}
 
 
+def method_of(db: str, run_id: int) -> str:
+    """The method a run counted by (its options in the ledger ``db``): the default count
+    races the search against the bitboard, and on the box the two are close enough that
+    the choice flips run by run, so a best baseline and a best parallel run may differ."""
+    query = "SELECT options FROM runs WHERE id = %s"
+    if db.startswith("sqlite:///"):
+        import sqlite3
+
+        with sqlite3.connect(db.removeprefix("sqlite:///")) as conn:
+            (options,) = conn.execute(query.replace("%s", "?"), (run_id,)).fetchone()
+    else:
+        import psycopg
+
+        with psycopg.connect(db.replace("+psycopg", "")) as conn:
+            (options,) = conn.execute(query, (run_id,)).fetchone()
+    options = json.loads(options) if isinstance(options, str) else options
+    return str(options.get("solver", {}).get("method") or options.get("method") or "?")
+
+
 def children_cpu() -> float:
     """User + system CPU of this process's waited-for children and their own children."""
     r = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -218,7 +237,9 @@ def celery_part(args, pg: str, results: dict, baseline: float, count: int) -> No
                 stop(workers)
                 workers = start()
             cpu_before = sum(tree_cpu(w.pid) for w in workers)
-            tries.append(submit_and_wait([args.problem, "--queue", queue, *args.tree, *args.flags], env, pg))
+            submitted, run, waiting_cpu, exit_cpu = submit_and_wait([args.problem, "--queue", queue, *args.tree,
+                                                                     *args.flags], env, pg)
+            tries.append((submitted, {**run, "method": method_of(pg, run["run_id"])}, waiting_cpu, exit_cpu))
             worker_cpu += (sum(tree_cpu(w.pid) for w in workers) - cpu_before) / args.repeat
         submitted, run, _, _ = min(tries, key=lambda t: t[1]["seconds"])
         waiting = max(t[2] for t in tries)
@@ -234,7 +255,8 @@ def celery_part(args, pg: str, results: dict, baseline: float, count: int) -> No
     print(f"celery x{args.workers} (PostgreSQL + Redis): {run['subproblems']} subproblems "
           f"({submitted['subproblems']} planned in {submitted.get('messages')} messages), {run['seconds']:.2f} s, "
           f"speed-up {beside(speedup, TARGET_CELERY)}; serial planning {planning:.2f} s "
-          f"(caps the speed-up at {baseline / (planning + (baseline - planning) / args.workers):.2f}x)")
+          f"(caps the speed-up at {baseline / (planning + (baseline - planning) / args.workers):.2f}x); "
+          f"by {run['method']} (the repeats by {', '.join(t[1]['method'] for t in tries)})")
     print(f"CPU of the Celery workers: {worker_cpu:.2f} s a run (the baseline's whole process: "
           f"{results['baseline']['process_cpu']:.2f} s)")
     print(f"waiting (submit --wait, until the run finished): {100 * waiting:.2f}% of a core "
@@ -284,17 +306,18 @@ def main() -> None:
     tmp = Path(tempfile.mkdtemp(prefix="tc-bench-"))
     bases, locals_, pairs = [], [], []
     for _ in range(args.repeat):  # in turn, so that a machine whose speed drifts affects each alike
-        bases.append(tc("solve", args.problem, *args.tree, "--workers", "1",
-                        env=env_for(f"sqlite:///{tmp / 'base.sqlite'}")))
-        locals_.append(tc("solve", args.problem, *args.tree, "--workers", str(args.workers), *args.flags,
-                          env=env_for(f"sqlite:///{tmp / 'local.sqlite'}")))
+        for runs, db, workers, flags in ((bases, f"sqlite:///{tmp / 'base.sqlite'}", 1, []),
+                                         (locals_, f"sqlite:///{tmp / 'local.sqlite'}", args.workers, args.flags)):
+            run = tc("solve", args.problem, *args.tree, "--workers", str(workers), *flags, env=env_for(db))
+            runs.append({**run, "method": method_of(db, run["run_id"])})
         pairs.append(side_by_side(args.problem, args.workers, tmp, args.tree))
     base = min(bases, key=lambda r: r["seconds"])
     baseline = base["seconds"]
     results["baseline"] = base
     print(f"baseline (solve {' '.join([args.problem, *args.tree])} --workers 1): {base['solutions']} solutions in "
           f"{baseline:.2f} s "
-          f"({base['subproblems']} subproblems)")
+          f"({base['subproblems']} subproblems, by {base['method']}; the repeats by "
+          f"{', '.join(r['method'] for r in bases)})")
     # the machine's own ceiling: the baseline run, once in each of `workers` sessions at
     # the same time — what they lose to each other (memory, caches) no scheduling recovers
     slowdown = min(sum(r["seconds"] for r in pair) / len(pair) for pair in pairs) / baseline
@@ -308,7 +331,8 @@ def main() -> None:
     results["local"] = {**local, "speedup": baseline / local["seconds"]}
     print(f"local pool x{args.workers}: {local['subproblems']} subproblems, {local['seconds']:.2f} s, "
           f"speed-up {beside(results['local']['speedup'], TARGET_LOCAL)}; CPU {local['process_cpu']:.2f} s "
-          f"against the baseline's {base['process_cpu']:.2f} s")
+          f"against the baseline's {base['process_cpu']:.2f} s; by {local['method']} (the repeats by "
+          f"{', '.join(r['method'] for r in locals_)})")
 
     pg_name = pg = None
     if not args.no_pg:
