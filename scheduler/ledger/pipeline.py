@@ -23,17 +23,28 @@ def pipelined(conn: Connection, statements: Sequence[tuple[str, Sequence[dict[st
     """Run each ``(sql, params)`` once per parameter dict (psycopg's ``%(name)s``
     placeholders), all in one pipeline, in order, in the transaction ``conn`` is in.
     The rows returned: per statement, per parameter dict (an empty list where a
-    statement returns none)."""
+    statement returns none).  The driver's errors come out as SQLAlchemy's (an outage
+    is an ``OperationalError``, as for any other statement), and a connection the
+    database dropped is invalidated, so that the pool does not hand it out again."""
+    import psycopg
+    from sqlalchemy.exc import DBAPIError
+
     driver = conn.connection.dbapi_connection
     cursors = []
-    with driver.pipeline():
-        for sql, params in statements:
-            cursor = driver.cursor()
-            cursors.append(cursor)
-            if params:
-                cursor.executemany(sql, params, returning=True)
     try:
+        with driver.pipeline():
+            for sql, params in statements:
+                cursor = driver.cursor()
+                cursors.append(cursor)
+                if params:
+                    cursor.executemany(sql, params, returning=True)
         return [_rows(cursor) if params else [] for cursor, (_, params) in zip(cursors, statements)]
+    except psycopg.Error as exc:
+        dropped = driver.broken or driver.closed
+        if dropped:
+            conn.invalidate(exc)
+        raise DBAPIError.instance("; ".join(sql for sql, _ in statements), None, exc, psycopg.Error,
+                                  connection_invalidated=dropped, dialect=conn.dialect) from exc
     finally:
         for cursor in cursors:
             cursor.close()

@@ -333,3 +333,28 @@ def test_a_message_leased_with_its_brief_in_one_pipeline(pg_url):
     leased_before = states(ledger, run_id)["leased"]
     assert L.lease_message(ledger, run_id, [ids[8]], "w") == (None, [])
     assert states(ledger, run_id)["leased"] == leased_before
+
+
+def test_a_pipeline_the_database_drops_raises_an_outage_and_the_connection_is_replaced(pg_url):
+    """Statements sent together (``scheduler/ledger/pipeline.py``) on a connection the
+    database dropped: SQLAlchemy's ``OperationalError`` (what the commands and the
+    scheduler take for an outage, not a traceback), and the next transaction gets a
+    connection that works."""
+    import psycopg
+    from sqlalchemy.exc import OperationalError
+
+    from scheduler.ledger.pipeline import pipelined
+
+    ledger = open_ledger(pg_url)
+    admin_url = pg_url.replace("postgresql+psycopg://", "postgresql://")
+    with ledger.engine.connect() as conn:
+        backend = conn.exec_driver_sql("SELECT pg_backend_pid()").scalar()
+        with psycopg.connect(admin_url, autocommit=True) as admin:
+            admin.execute("SELECT pg_terminate_backend(%s)", (backend,))
+        time.sleep(0.1)
+        with pytest.raises(OperationalError):
+            pipelined(conn, [("SELECT %(x)s::int", [{"x": 1}])])
+        assert conn.invalidated
+    with ledger.engine.begin() as conn:
+        assert pipelined(conn, [("SELECT %(x)s::int", [{"x": 1}, {"x": 2}])]) == [[[(1,)], [(2,)]]]
+        assert conn.exec_driver_sql("SELECT pg_backend_pid()").scalar() != backend
