@@ -4,6 +4,7 @@ The local pool's parent trades results for new leases in one transaction (:func:
 from __future__ import annotations
 
 import datetime as dt
+from collections import namedtuple
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Sequence
@@ -168,6 +169,7 @@ _REMEMBERED_RUNS = 64
 #: :data:`_RUN_BRIEF` and :data:`_LEASE_MANY` in psycopg's placeholders, for one pipeline;
 #: the UPDATE leases only while the run is running, which the brief read beside it tells
 _RUN_BRIEF_PG = f"SELECT status, mode, options, spec_hash, verify_fraction FROM {RUN.name} WHERE id = %(run_id)s"
+_BriefRow = namedtuple("_BriefRow", "status mode options spec_hash verify_fraction")  # as brief_of reads a row
 _LEASE_MANY_PG = (
     f"UPDATE {SUB.name} SET state = %(leased)s, lease_owner = %(owner)s, lease_expires = %(expires)s, "
     "attempts = attempts + 1 WHERE id = ANY(%(sub_ids)s) "
@@ -192,8 +194,7 @@ def _lease_pipelined(conn: Connection, run_id: int, sub_ids: Sequence[int], owne
     if not briefs or briefs[0][0] != RunStatus.RUNNING:
         _LEASE_SECONDS.pop(run_id, None)
         return None, []
-    status, mode, options, spec_hash, verify_fraction = briefs[0]
-    run = RunBrief(run_id, Mode(mode), RunOptions.from_json(options), spec_hash, verify_fraction)
+    run = brief_of(run_id, _BriefRow(*briefs[0]))
     if leased and run.options.lease_seconds() != seconds:
         conn.execute(update(SUB).where(SUB.c.id.in_([row[0] for row in leased]), SUB.c.lease_owner == owner)
                      .values(lease_expires=now + dt.timedelta(seconds=run.options.lease_seconds())))

@@ -131,9 +131,8 @@ def record_pipelined(conn: Connection, outcomes: Sequence[Outcome], *, queued: b
     recorded: list[list[int] | None] = [None] * len(outcomes)
     for i, returned in zip(alone, rows[len(before)]):
         recorded[i] = [] if returned else None
-    for i, o in enumerate(outcomes):
-        if not writes_alone(o, sampling):
-            recorded[i] = record(conn, o, queued=queued, sampling=sampling)
+    for i in sorted(set(range(len(outcomes))) - set(alone)):  # the ones that write more, in order
+        recorded[i] = record(conn, outcomes[i], queued=queued, sampling=sampling)
     return recorded, [r[0] for r in rows[len(before) + 1:]] if every else None
 
 

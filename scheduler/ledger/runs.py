@@ -22,7 +22,7 @@ from ..states import OPEN, RunStatus, SubproblemState
 from ..work import Outcome
 from . import verifications as V
 from .pipeline import pipelines
-from .results import OPEN_STATES, insert_solutions, record, record_pipelined
+from .results import OPEN_STATES, insert_solutions, record, record_all, record_pipelined
 from .subproblems import insert_subproblems, subproblem_rows
 
 SUB = Subproblem.__table__
@@ -195,7 +195,7 @@ def record_closing(ledger: Ledger, run_id: int, outcomes: Sequence[Outcome], *, 
             still_open = looked[0] if looked is not None else conn.execute(_HAS_OPEN, {"run_id": run_id}).all()
         else:
             conn.execute(_LOCK_RUN, {"run_id": run_id})
-            recorded = [record(conn, o, queued=queued, sampling=sampling) for o in outcomes]
+            recorded = record_all(conn, outcomes, queued=queued, sampling=sampling)
             still_open = conn.execute(_HAS_OPEN, {"run_id": run_id}).all()
         if still_open:
             return recorded, False
