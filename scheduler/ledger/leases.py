@@ -19,7 +19,7 @@ from ..states import RunStatus, SubproblemState
 from ..work import Outcome, Task
 from . import verifications as V
 from .pipeline import pipelined, pipelines
-from .results import record
+from .results import record_all
 from .verifications import Sampling, VerificationTask
 
 SUB = Subproblem.__table__
@@ -95,7 +95,7 @@ def exchange(ledger: Ledger, outcomes: Sequence[Outcome], run_id: int, owner: st
     """Record results, then lease up to ``n`` more pieces of work — verifications first,
     then subproblems — in one transaction."""
     with ledger.engine.begin() as conn:
-        recorded = [record(conn, o, sampling=sampling) for o in outcomes]
+        recorded = record_all(conn, outcomes, sampling=sampling)
         verifications = V.lease_verifications(conn, run_id, owner, n, lease_seconds) if sampling is not None else []
         n -= len(verifications)
         tasks = _lease_rows(conn, run_id, owner, n, lease_seconds) if n > 0 else []

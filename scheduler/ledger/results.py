@@ -7,7 +7,8 @@ the solutions and a sampled verification are written in the same transaction, so
 exist exactly when the result does."""
 from __future__ import annotations
 
-from typing import Sequence
+from functools import lru_cache
+from typing import Any, Callable, Sequence
 
 from sqlalchemy import Connection, bindparam, insert, update
 from sqlalchemy.orm import Session
@@ -105,10 +106,73 @@ def writes_alone(outcome: Outcome, sampling: Sampling | None) -> bool:
 def record_all(conn: Connection, outcomes: Sequence[Outcome], *, queued: bool = False,
                sampling: Sampling | None = None) -> list[list[int] | None]:
     """Write several results in the transaction ``conn`` is in, in order (see
-    :func:`record`): on PostgreSQL by :func:`record_pipelined`."""
+    :func:`record`): on PostgreSQL by :func:`record_pipelined`, on SQLite by
+    :func:`record_direct`."""
     if pipelines(conn):
         return record_pipelined(conn, outcomes, queued=queued, sampling=sampling)[0]
+    if conn.dialect.name == "sqlite":
+        return record_direct(conn, outcomes, queued=queued, sampling=sampling)
     return [record(conn, o, queued=queued, sampling=sampling) for o in outcomes]
+
+
+#: :data:`_RECORD` for the sqlite3 driver's own cursor (named placeholders), its values
+#: bound by the columns' own types (:func:`_sqlite_values`).  Tested against
+#: :data:`_RECORD` row for row.
+_RECORD_SQLITE = (
+    f"UPDATE {SUB.name} SET state = :done, count = :r_count, \"distinct\" = :r_distinct, nodes = :r_nodes, "
+    "seconds = :r_seconds, stats = :r_stats, done_num = :r_num, done_den = :r_den, done_f = :r_f, "
+    "stopped_by = :r_stopped, n_donated = :r_donated, worker = :r_worker, finished_at = :now, "
+    "lease_expires = NULL WHERE id = :sub_id AND state IN (:pending, :leased)"
+)
+
+
+@lru_cache(maxsize=4)
+def _sqlite_binds(dialect) -> dict[str, Callable[[Any], Any]]:
+    """How the columns of :data:`_RECORD_SQLITE` bind their values on this dialect (the
+    types' own processors: counts as decimal text, statistics as JSON, times as SQLite's
+    text), by parameter name."""
+    columns = {"r_count": "count", "r_distinct": "distinct", "r_stats": "stats", "now": "finished_at"}
+    return {name: SUB.c[column].type.dialect_impl(dialect).bind_processor(dialect) or (lambda v: v)
+            for name, column in columns.items()}
+
+
+def _sqlite_values(outcome: Outcome, now, dialect) -> dict:
+    values = _values(outcome, now)
+    for name, bind in _sqlite_binds(dialect).items():
+        values[name] = bind(values[name])
+    values.update(done=str(SubproblemState.DONE), pending=str(SubproblemState.PENDING),
+                  leased=str(SubproblemState.LEASED))
+    return values
+
+
+def record_direct(conn: Connection, outcomes: Sequence[Outcome], *, queued: bool = False,
+                  sampling: Sampling | None = None) -> list[list[int] | None]:
+    """SQLite: :func:`record_all`, the results that :func:`writes_alone` by the driver's
+    own cursor, in the transaction SQLAlchemy began — each its row count read at once,
+    so a result written before is told apart as :func:`record` tells it.  SQLAlchemy's
+    own execution of the same UPDATE cost the local pool's parent about 0.3 ms of CPU a
+    result (2026-12-01), which on two cores each searching is taken from a search."""
+    now = utcnow()
+    recorded: list[list[int] | None] = [None] * len(outcomes)
+    cursor = None
+    try:
+        for i, outcome in enumerate(outcomes):
+            if not writes_alone(outcome, sampling):
+                recorded[i] = record(conn, outcome, queued=queued, sampling=sampling)
+                continue
+            if cursor is None:
+                cursor = conn.connection.driver_connection.cursor()
+            cursor.execute(_RECORD_SQLITE, _sqlite_values(outcome, now, conn.dialect))
+            recorded[i] = [] if cursor.rowcount == 1 else None
+    except conn.dialect.loaded_dbapi.Error as exc:
+        from sqlalchemy.exc import DBAPIError
+
+        raise DBAPIError.instance(_RECORD_SQLITE, None, exc, conn.dialect.loaded_dbapi.Error,
+                                  dialect=conn.dialect) from exc
+    finally:
+        if cursor is not None:
+            cursor.close()
+    return recorded
 
 
 def record_pipelined(conn: Connection, outcomes: Sequence[Outcome], *, queued: bool = False,

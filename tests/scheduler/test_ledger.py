@@ -252,17 +252,18 @@ def test_two_last_results_recorded_at_once_close_the_run(pg_url):
         assert (run.status, run.solutions) == ("done", 95)
 
 
-def test_results_sent_together_write_what_one_at_a_time_writes(pg_url):
-    """On PostgreSQL the results that write only their row go in one pipeline
-    (``record_pipelined``): the rows equal those :func:`record` writes one statement at a
-    time, column by column — a count past 2**64, a distinct count and none, the
-    statistics —, the ones that donate are written beside them, and a result delivered
-    twice in one batch is written once."""
+def test_results_sent_together_write_what_one_at_a_time_writes(any_url):
+    """The results that write only their row go past SQLAlchemy's execution — on
+    PostgreSQL in one pipeline (``record_pipelined``), on SQLite by the driver's own
+    cursor (``record_direct``): the rows equal those :func:`record` writes, column by
+    column — a count past 2**64, a distinct count and none, the statistics —, the ones
+    that donate are written beside them, and a result delivered twice in one batch is
+    written once."""
     from dataclasses import replace
 
     from scheduler.ledger.results import record, record_all
 
-    ledger = open_ledger(pg_url)
+    ledger = open_ledger(any_url)
     runs = [make_run(ledger, "dominoes-6x6", depth=3, node_budget=2000) for _ in range(2)]
     leased = [sorted(L.lease_batch(ledger, run_id, "t", 1000, 60), key=lambda t: t.path) for run_id in runs]
     outcomes = [_solve(ledger, t) for t in leased[0]]
@@ -275,8 +276,8 @@ def test_results_sent_together_write_what_one_at_a_time_writes(pg_url):
     together = L.record_results(ledger, solved[1] + solved[1][:1])
     assert [c is None for c in together] == [c is None for c in one_by_one] + [True]
     assert [len(c) for c in together[:-1]] == [len(c) for c in one_by_one]
-    columns = ("path", "state", "count", "distinct", "nodes", "stats", "done_num", "done_den", "done_f",
-               "stopped_by", "n_donated", "lease_expires")
+    columns = ("path", "state", "count", "distinct", "nodes", "seconds", "stats", "done_num", "done_den", "done_f",
+               "stopped_by", "n_donated", "worker", "lease_expires")
 
     def rows(run_id: int) -> list[tuple]:
         with ledger.session() as s:
