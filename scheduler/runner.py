@@ -86,17 +86,23 @@ HANDOFF_AFTER = 0.02
 PARCEL_SECONDS = 0.05
 #: ... at most this many in one parcel, and the parent leases this many a free slot
 PARCEL_MOST = 16
+#: while the backlog feeds the pool, the outcomes collected are recorded together once
+#: this many wait or the oldest has waited this long (seconds), or at once where one
+#: holds a frontier or solutions: an exchange a parcel cost the parent's main thread
+#: 80-120 ms of CPU in a 1.6 s run of the pentacube box on two workers (2026-12-01),
+#: taken from the searches on a machine with two cores
+RECORD_MOST = 256
+RECORD_AFTER = 0.25
 
 
-#: the planner's solver while a pool that inherits it is forked (see :class:`_LocalRun`)
+#: the planner's solver while a pool that inherits it is forked (see :class:`LocalPool`)
 _INHERITED: dict[str, Any] = {}
 
 
-def _pool_init(run_id: int, spec: dict, options: RunOptions, parent_pid: int, watch_fds: tuple[int, int]) -> None:
+def _pool_init(spec: dict | None, options: RunOptions, parent_pid: int, watch_fds: tuple[int, int]) -> None:
     die_with_parent(parent_pid, *watch_fds)
     after_fork()  # the parent's connections are the parent's
-    _POOL.update(run_id=run_id, spec=spec, options=options, signals=PoolProcessSignals(),
-                 solver=_INHERITED.get("solver"))
+    _POOL.update(spec=spec, options=options, signals=PoolProcessSignals(), solver=_INHERITED.get("solver"))
     # forked with the request for work blocked (a request before its handler would have
     # ended the process); one that came meanwhile is heard now
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {HANDOFF_SIGNAL})
@@ -125,6 +131,58 @@ def _pool_verify(task: VerificationTask, mode: Mode) -> Verdict | None:
         return solve_again(_pool_solver(task.run_id), task, mode, _POOL["options"])
 
 
+class LocalPool:
+    """The local pool's processes, forked from this process at their first task: they
+    inherit the planner's solver (``solver``; without one they build it from ``spec``),
+    die with this process (:mod:`scheduler.parent_death`) and hear requests for work
+    (:data:`HANDOFF_SIGNAL`).
+
+    Measured and dropped (2026-12-01): forking the pool before the run is written, so
+    that the forks and the processes' start would overlap the ledger's writes.  After a
+    fork every page this process writes is copied first (copy-on-write): the run's
+    creation took 12-19 ms instead of 6-7, and the first search began 33-46 ms after
+    the method was chosen instead of 22-32 (the pentacube box on two workers, four runs
+    each, alternating)."""
+
+    def __init__(self, workers: int, options: RunOptions, solver: Any = None, spec: dict | None = None):
+        self.workers = workers
+        self.watch = ParentWatch()
+        # the processes fork from this thread: they start with requests for work blocked
+        # until their handler is in place (see _pool_init)
+        self._mask = signal.pthread_sigmask(signal.SIG_BLOCK, {HANDOFF_SIGNAL})
+        _INHERITED.clear()
+        if solver is not None:
+            _INHERITED["solver"] = solver
+        self.executor = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"),
+                                            initializer=_pool_init,
+                                            initargs=(None if solver is not None else spec, options, os.getpid(),
+                                                      (self.watch.read_fd, self.watch.write_fd)))
+        self._closed = False
+
+    def signal(self, signum: int) -> None:
+        """Send ``signum`` to every process of the pool."""
+        # the executor's own record of its processes (pid -> Process); it has no public one
+        for pid in list(getattr(self.executor, "_processes", None) or {}):
+            try:
+                os.kill(pid, signum)
+            except ProcessLookupError:  # exited already
+                pass
+
+    def close(self, wait: bool = True, cancel: bool | None = None) -> None:
+        """Shut the processes down (``wait`` for them to exit; ``cancel`` the tasks not
+        started, by default when not waiting) and give back what the pool took: the
+        inherited solver, the watch pipe, the signal mask."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            self.executor.shutdown(wait=wait, cancel_futures=not wait if cancel is None else cancel)
+        finally:
+            self.watch.close()
+            _INHERITED.clear()
+            signal.pthread_sigmask(signal.SIG_SETMASK, self._mask)
+
+
 class _LocalRun:
     """The parent of the local pool: leases work, hands it to the pool, records results.
 
@@ -138,41 +196,32 @@ class _LocalRun:
     solves it — so the verifier is always another process than the recording worker.
     """
 
-    def __init__(self, ledger: Ledger, run: RunBrief, workers: int, solver: Any = None, step_back: bool = False):
-        self.ledger, self.run, self.workers = ledger, run, workers
+    def __init__(self, ledger: Ledger, run: RunBrief, pool: LocalPool, solver: Any = None, step_back: bool = False):
+        self.ledger, self.run, self.workers = ledger, run, pool.workers
         self.mode, self.options = run.mode, run.options
         self.sampling = run.sampling
         # a run that verifies a sample hands its subproblems on one by one (as planned),
         # and leases verifications first, one a free slot
         self.parcel_most = PARCEL_MOST if self.sampling is None else 1
-        # the spec, for pool processes that build the solver (a resumed run): not read when inherited
-        spec = run_spec(ledger, run.id) if solver is None else None
         self.lease = self.options.lease_seconds()
         self.owner = f"local:{worker_name()}"
-        self.watch = ParentWatch()
-        # the pool's processes fork from this thread: they start with requests for work
-        # blocked until their handler is in place (see _pool_init)
-        self._mask = signal.pthread_sigmask(signal.SIG_BLOCK, {HANDOFF_SIGNAL})
-        self.pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"), initializer=_pool_init,
-                                        initargs=(run.id, spec, self.options, os.getpid(),
-                                                  (self.watch.read_fd, self.watch.write_fd)))
+        self.local_pool = pool
+        self.pool = pool.executor
         self.in_flight: dict[Future, list[Task] | VerificationTask] = {}
         self.backlog: list[Task] = []  # leased here, not handed to the pool yet
         self.rate = measured_rate(ledger, run.id)  # seconds per unit of weight (the planning trial's)
         self._solved = (0.0, 0.0)  # seconds and weight done by the pool
         self.submitted: dict[Future, float] = {}
         self.asked = False  # a request for work is out (see _ask_for_work)
-        self.outcomes: list[Outcome] = []
+        self.outcomes: list[Outcome] = []  # collected, not recorded yet
+        self._collected_since = 0.0  # when the oldest of them came
         self.refusals: dict[int, int] = {}
-        self.max_refusals = MAX_REFUSALS if workers > 1 else 1
+        self.max_refusals = MAX_REFUSALS if self.workers > 1 else 1
         self.failed = False
-        # the planner's solver, when given: the pool's processes fork (at the first
-        # submit) with it and start solving at once, instead of rebuilding the problem
-        # from the spec (the pentacube box: about 0.1 s each while the other waits)
+        # the planner's solver, when given: the pool's processes inherit it (see LocalPool)
+        # and start solving at once, instead of rebuilding the problem from the spec (the
+        # pentacube box: about 0.1 s each while the other waits)
         self._solver = solver
-        _INHERITED.clear()
-        if solver is not None:
-            _INHERITED["solver"] = solver
         self._checked_status = time.monotonic()
         self._stepped_back = not step_back  # (see run_local)
         self._priorities: dict[int, int] = {}  # the threads' nice values before
@@ -205,21 +254,43 @@ class _LocalRun:
         return run_status(self.ledger, self.run.id) == RunStatus.RUNNING
 
     def _fill(self) -> int:
-        """Record the outcomes collected, lease what the pool has room for (two parcels a
-        process: one running, one waiting) and hand it on; the number handed on."""
+        """Hand on parcels from the backlog for the room the pool has (two parcels a
+        process: one running, one waiting); where it falls short, or recording is due
+        (:meth:`_recording_due`), record the outcomes collected and lease more in one
+        exchange, and hand those on.  The number of parcels (and verifications) handed on."""
         free = 2 * self.workers - len(self.in_flight)
+        now = time.monotonic()
+        handed = 0
+        if self.sampling is None:  # (a verified run leases its verifications first, in each exchange)
+            for parcel in self._parcels(free):
+                self._submit(self.pool.submit(_pool_solve, parcel, self.mode), parcel, now)
+                handed += 1
+        if free - handed <= 0 and not self._recording_due(now):
+            return handed
+        free -= handed
         want = max(0, free * self.parcel_most - len(self.backlog)) if free > 0 else 0
         got = exchange(self.ledger, self.outcomes, self.run.id, self.owner, want, self.lease, self.sampling)
         self.outcomes = []
         self.backlog.extend(got.tasks)
-        now = time.monotonic()
         for verification in got.verifications:
             self._submit(self.pool.submit(_pool_verify, verification, self.mode), verification, now)
-        handed = len(got.verifications)
-        for parcel in self._parcels(free - handed):
+        handed += len(got.verifications)
+        for parcel in self._parcels(free - len(got.verifications)):
             self._submit(self.pool.submit(_pool_solve, parcel, self.mode), parcel, now)
             handed += 1
         return handed
+
+    def _recording_due(self, now: float) -> bool:
+        """Whether the outcomes collected are recorded now although the backlog fed the
+        pool: one holds a frontier (its subproblems become leasable only once recorded)
+        or solutions, or :data:`RECORD_MOST` are waiting, or the oldest has waited
+        :data:`RECORD_AFTER` (the progress shown, and what a crash of this process
+        would make the pool search again)."""
+        if not self.outcomes:
+            return False
+        if len(self.outcomes) >= RECORD_MOST or now - self._collected_since >= RECORD_AFTER:
+            return True
+        return any(o.frontier or o.solutions for o in self.outcomes)
 
     def _parcels(self, n: int) -> list[list[Task]]:
         """Up to ``n`` parcels from the front of the backlog."""
@@ -270,6 +341,8 @@ class _LocalRun:
 
     def _solved_by_pool(self, outcomes: list[Outcome]) -> None:
         """Outcomes to record; the run's seconds per unit of weight measured on them."""
+        if not self.outcomes:
+            self._collected_since = time.monotonic()
         self.outcomes.extend(outcomes)
         seconds, weight = self._solved
         seconds += sum(o.seconds for o in outcomes)
@@ -303,14 +376,10 @@ class _LocalRun:
         if not wait_for_pool:
             for fut in self.in_flight:
                 fut.cancel()
-        self.pool.shutdown(wait=wait_for_pool, cancel_futures=not wait_for_pool)
-        self._closed()
-
-    def _closed(self) -> None:
-        priority.restore(self._priorities)
-        self.watch.close()
-        _INHERITED.clear()
-        signal.pthread_sigmask(signal.SIG_SETMASK, self._mask)
+        try:
+            self.local_pool.close(wait=wait_for_pool)
+        finally:
+            priority.restore(self._priorities)
 
     def wind_down(self) -> None:
         """Interrupted: hand out nothing more, ask the pool processes to stop (their
@@ -328,20 +397,17 @@ class _LocalRun:
             self._signal_pool(signal.SIGKILL)
         record_results(self.ledger, self.outcomes, sampling=self.sampling)
         self.outcomes = []
-        self.pool.shutdown(wait=True, cancel_futures=True)
-        self._closed()
+        try:
+            self.local_pool.close(wait=True, cancel=True)
+        finally:
+            priority.restore(self._priorities)
 
     def hurry(self) -> None:
         """A second signal while winding down: kill the pool processes now."""
         self._signal_pool(signal.SIGKILL)
 
     def _signal_pool(self, signum: int) -> None:
-        # the executor's own record of its processes (pid -> Process); it has no public one
-        for pid in list(getattr(self.pool, "_processes", None) or {}):
-            try:
-                os.kill(pid, signum)
-            except ProcessLookupError:  # exited already
-                pass
+        self.local_pool.signal(signum)
 
 
 def _subproblems(parcel: list[Task]) -> str:
@@ -371,7 +437,9 @@ def run_local(ledger: Ledger, run_id: int, workers: int, on_progress: ProgressHo
         run = run_brief(conn, run_id)
     if run is None:  # cancelled or failed meanwhile
         return False
-    driver = _LocalRun(ledger, run, workers, solver, step_back)
+    # the spec, for processes that build the solver (a resumed run): not read when inherited
+    pool = LocalPool(workers, run.options, solver, None if solver is not None else run_spec(ledger, run_id))
+    driver = _LocalRun(ledger, run, pool, solver, step_back)
     with hurried_by(driver.hurry):
         try:
             finished = driver.drive(on_progress)
@@ -384,10 +452,15 @@ def run_local(ledger: Ledger, run_id: int, workers: int, on_progress: ProgressHo
             driver.stop(wait_for_pool=False)
             release_leases(ledger, run_id)
             raise
-    driver.stop(wait_for_pool=finished)
     if not finished:
+        driver.stop(wait_for_pool=False)
         return False
-    close_run(ledger, run_id)
+    # every result is recorded: the run closes before the pool's processes have exited
+    # (which takes them 5-6 ms that the run's time need not count)
+    try:
+        close_run(ledger, run_id)
+    finally:
+        driver.stop(wait_for_pool=True)
     if on_progress is not None:
         on_progress()
     return True
