@@ -109,3 +109,55 @@ def test_the_parent_steps_back_while_its_pool_runs_and_comes_back(tc, monkeypatc
     assert before[threading.get_native_id()] == start and during == min(19, start + runner.priority.STEP_BACK)
     if os.geteuid() == 0:
         assert os.getpriority(os.PRIO_PROCESS, 0) == start
+
+
+def test_while_the_backlog_feeds_the_pool_results_are_recorded_together(tc, monkeypatch):
+    """The parent hands parcels from what it leased without a ledger exchange each time:
+    --subproblems 200 on two processes takes far fewer exchanges than parcels, every
+    result is recorded (the run closes with the exact count), and none is left behind."""
+    exchanges, parcels = [], []
+    exchange, submit = runner.exchange, runner._LocalRun._submit
+
+    def counting_exchange(ledger, outcomes, *args, **kwargs):
+        exchanges.append(len(outcomes))
+        return exchange(ledger, outcomes, *args, **kwargs)
+
+    def counting_submit(self, fut, item, now):
+        parcels.append(item)
+        return submit(self, fut, item, now)
+
+    monkeypatch.setattr(runner, "exchange", counting_exchange)
+    monkeypatch.setattr(runner._LocalRun, "_submit", counting_submit)
+    out = json.loads(tc("solve", "pentomino-6x10", "--subproblems", "200", "--workers", "2", "--no-symmetry",
+                        "--by-search", "--json", "--no-progress").output.strip().splitlines()[-1])
+    assert out["solutions"] == 9356 and out["status"] == "done"
+    assert len(exchanges) < len(parcels) / 2
+    assert sum(exchanges) == sum(len(p) for p in parcels)  # every outcome recorded, once
+
+
+def _outcome(frontier=(), solutions=None):
+    from scheduler.work import Outcome
+
+    return Outcome(1, 1, 0, None, 1, 0.0, {}, Fraction(1), list(frontier), solutions)
+
+
+def test_recording_is_due_for_a_frontier_solutions_many_results_or_an_old_one():
+    """_recording_due: nothing collected, or a few fresh plain results, wait; a result
+    with a frontier (its subproblems become leasable once recorded) or solutions, or
+    RECORD_MOST results, or one older than RECORD_AFTER, are recorded at once."""
+    from core.search import Subpath
+
+    run = object.__new__(runner._LocalRun)
+    run.outcomes, run._collected_since = [], 100.0
+    assert not run._recording_due(100.0)
+    run.outcomes = [_outcome()] * 3
+    assert not run._recording_due(100.0 + runner.RECORD_AFTER / 2)
+    assert run._recording_due(100.0 + runner.RECORD_AFTER)
+    run.outcomes = [_outcome()] * (runner.RECORD_MOST - 1)
+    assert not run._recording_due(100.0)
+    run.outcomes.append(_outcome())
+    assert run._recording_due(100.0)
+    run.outcomes = [_outcome(), _outcome(frontier=[Subpath((1,), Fraction(1, 2))])]
+    assert run._recording_due(100.0)
+    run.outcomes = [_outcome(solutions=[(1, 2)])]
+    assert run._recording_due(100.0)
