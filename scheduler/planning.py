@@ -27,7 +27,7 @@ from core.errors import ProblemError
 from core.estimate import Band, CannotEstimate, Estimate, estimate
 from core.library import load
 from core.problem import Problem
-from core.search import SolveRequest, SolveResult, Solver, Subpath
+from core.search import SolveRequest, SolveResult, Solver, Subpath, heaviest_first
 from core.symmetry import OrbitCounter
 
 from .batches import seconds_per_weight
@@ -340,6 +340,8 @@ def plan_by_trial(solver: Solver, mode: Mode, options: RunOptions, workers: int)
     if result.frontier and mode is not Mode.FIRST:
         pieces = LEVELS_PIECES_PER_WORKER if options.solver.method is Method.LEVELS else PIECES_PER_WORKER
         result.frontier = solver.divide(result.frontier, pieces * workers)
+        if mode is Mode.COUNT:
+            result.frontier = heaviest_first(result.frontier)
     return Plan([Subpath((), Fraction(1))], 0, time.perf_counter() - started, first=result)
 
 
@@ -349,7 +351,7 @@ def plan_from(solver: Solver, trial: SolveResult, workers: int, by_levels: bool 
     divided into :data:`PIECES_PER_WORKER` pieces per worker (``by_levels``:
     :data:`LEVELS_PIECES_PER_WORKER`)."""
     pieces = LEVELS_PIECES_PER_WORKER if by_levels else PIECES_PER_WORKER
-    trial.frontier = solver.divide(trial.frontier, pieces * workers)
+    trial.frontier = heaviest_first(solver.divide(trial.frontier, pieces * workers))  # (a count's trial)
     return Plan([Subpath((), Fraction(1))], 0, trial.stats.seconds, first=trial)
 
 

@@ -15,7 +15,7 @@ from typing import Any, Hashable
 from core.engines import solver_for
 from core.library import from_spec
 from core.problem import Problem
-from core.search import Path, SolveRequest, SolveResult, Solver, Subpath
+from core.search import Path, SolveRequest, SolveResult, Solver, Subpath, heaviest_first
 
 from .run_options import Mode, RunOptions
 
@@ -109,7 +109,9 @@ def solve_task(solver: Solver, task: Task, mode: Mode, options: RunOptions) -> O
 
 def outcome_of(result: SolveResult, run_id: int, sub_id: int, mode: Mode) -> Outcome:
     """A solver's result as the ledger records it for subproblem ``sub_id``."""
-    frontier = [] if mode is Mode.FIRST else list(result.frontier)
+    # a count's donated subproblems heaviest first; a listing's in search order
+    frontier = [] if mode is Mode.FIRST else heaviest_first(result.frontier) if mode is Mode.COUNT \
+        else list(result.frontier)
     return Outcome(
         run_id=run_id,
         sub_id=sub_id,

@@ -97,3 +97,27 @@ def test_units_quicker_than_the_trial_are_left_to_it(monkeypatch):
     first = prepared.plan.first
     assert prepared.options.solver.method is Method.LEVELS
     assert first.complete and first.count == 184
+
+
+def test_a_counts_subproblems_go_heaviest_first_and_a_listings_in_search_order(monkeypatch):
+    """A count's planned pieces, and the frontier a count's budget stop donates, are
+    handed out heaviest first (the big subtrees first, the small ones left for the end);
+    a listing's donated frontier stays in the search's order (the solutions of --first N
+    come in search order).  Both partition the rest of the tree: the count stays exact."""
+    from core.search import SolveRequest
+    from scheduler.work import outcome_of
+
+    asked = RunOptions(solver=SolverOptions(method=Method.SEARCH, symmetry=True))
+    prepared = prepare(RunRequest("pentacubes-3x4x5", None, Mode.COUNT, asked, estimate=False), workers=2)
+    first = prepared.plan.first
+    weights = [s.weight for s in first.frontier]
+    assert len(set(weights)) > 1 and weights == sorted(weights, reverse=True)
+    solver = prepared.solver
+    stopped = solver.solve(first.frontier[0].path, SolveRequest(node_budget=5000))
+    assert len({s.weight for s in stopped.frontier}) > 1
+    counted = outcome_of(stopped, 1, 1, Mode.COUNT).frontier
+    listed = outcome_of(stopped, 1, 1, Mode.ENUMERATE).frontier
+    assert [s.weight for s in counted] == sorted((s.weight for s in stopped.frontier), reverse=True)
+    assert listed == list(stopped.frontier) and sorted(counted, key=lambda s: s.path) == sorted(listed, key=lambda s: s.path)
+    rest = sum(solver.solve(s.path).count for s in counted)
+    assert stopped.count + rest == solver.solve(first.frontier[0].path).count
