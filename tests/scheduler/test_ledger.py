@@ -287,6 +287,12 @@ def test_results_sent_together_write_what_one_at_a_time_writes(any_url):
 
     assert rows(runs[0]) == rows(runs[1])
     assert any(r[columns.index("count")] == 2**70 + 3 for r in rows(runs[1]))
+    with ledger.session() as s:  # the time each was written, read back as a time
+        written = s.scalars(select(Subproblem.finished_at).where(Subproblem.run_id == runs[1],
+                                                                 Subproblem.state == "done")).all()
+    from scheduler.models import utcnow
+
+    assert written and all(abs((utcnow() - t).total_seconds()) < 60 for t in written)
     with ledger.engine.begin() as conn:  # everything written already: nothing changes
         assert record_all(conn, solved[1]) == [None] * len(solved[1])
 
