@@ -159,6 +159,10 @@ class LocalPool:
                                                       (self.watch.read_fd, self.watch.write_fd)))
         self._closed = False
 
+    def submit(self, fn: Callable[..., Any], *args: Any) -> Future:
+        """Run ``fn(*args)`` in one of the processes (the first call forks them)."""
+        return self.executor.submit(fn, *args)
+
     def signal(self, signum: int) -> None:
         """Send ``signum`` to every process of the pool."""
         # the executor's own record of its processes (pid -> Process); it has no public one
@@ -205,8 +209,7 @@ class _LocalRun:
         self.parcel_most = PARCEL_MOST if self.sampling is None else 1
         self.lease = self.options.lease_seconds()
         self.owner = f"local:{worker_name()}"
-        self.local_pool = pool
-        self.pool = pool.executor
+        self.pool = pool
         self.in_flight: dict[Future, list[Task] | VerificationTask] = {}
         self.backlog: list[Task] = []  # leased here, not handed to the pool yet
         self.rate = measured_rate(ledger, run.id)  # seconds per unit of weight (the planning trial's)
@@ -323,7 +326,7 @@ class _LocalRun:
                    for fut, item in self.in_flight.items()):
             return
         self.asked = True
-        self._signal_pool(HANDOFF_SIGNAL)
+        self.pool.signal(HANDOFF_SIGNAL)
 
     def _collect(self) -> None:
         timeout = HANDOFF_AFTER if len(self.in_flight) < self.workers and not self.asked else 0.25
@@ -377,7 +380,7 @@ class _LocalRun:
             for fut in self.in_flight:
                 fut.cancel()
         try:
-            self.local_pool.close(wait=wait_for_pool)
+            self.pool.close(wait=wait_for_pool)
         finally:
             priority.restore(self._priorities)
 
@@ -387,27 +390,24 @@ class _LocalRun:
         meanwhile, and wait for the processes to exit (killed past :data:`STOP_WAIT`)."""
         for fut in self.in_flight:
             fut.cancel()
-        self._signal_pool(signal.SIGTERM)
+        self.pool.signal(signal.SIGTERM)
         running = {fut: item for fut, item in self.in_flight.items() if not fut.cancelled()}
         _, late = wait(running, timeout=STOP_WAIT)
         for fut, item in running.items():
             if fut not in late and isinstance(item, list) and fut.exception() is None:
                 self.outcomes.extend(fut.result()[0])
         if late:
-            self._signal_pool(signal.SIGKILL)
+            self.pool.signal(signal.SIGKILL)
         record_results(self.ledger, self.outcomes, sampling=self.sampling)
         self.outcomes = []
         try:
-            self.local_pool.close(wait=True, cancel=True)
+            self.pool.close(wait=True, cancel=True)
         finally:
             priority.restore(self._priorities)
 
     def hurry(self) -> None:
         """A second signal while winding down: kill the pool processes now."""
-        self._signal_pool(signal.SIGKILL)
-
-    def _signal_pool(self, signum: int) -> None:
-        self.local_pool.signal(signum)
+        self.pool.signal(signal.SIGKILL)
 
 
 def _subproblems(parcel: list[Task]) -> str:
