@@ -338,10 +338,7 @@ def plan_by_trial(solver: Solver, mode: Mode, options: RunOptions, workers: int)
     seconds = None if mode is Mode.FIRST else min(trial_seconds(workers), options.task_seconds)
     result = solver.solve((), request_for(mode, options, seconds))
     if result.frontier and mode is not Mode.FIRST:
-        pieces = LEVELS_PIECES_PER_WORKER if options.solver.method is Method.LEVELS else PIECES_PER_WORKER
-        result.frontier = solver.divide(result.frontier, pieces * workers)
-        if mode is Mode.COUNT:
-            result.frontier = heaviest_first(result.frontier)
+        result.frontier = _pieces(solver, result.frontier, workers, options.solver.method is Method.LEVELS, mode)
     return Plan([Subpath((), Fraction(1))], 0, time.perf_counter() - started, first=result)
 
 
@@ -350,9 +347,16 @@ def plan_from(solver: Solver, trial: SolveResult, workers: int, by_levels: bool 
     node searched again, no second trial keeping the workers waiting); what is left,
     divided into :data:`PIECES_PER_WORKER` pieces per worker (``by_levels``:
     :data:`LEVELS_PIECES_PER_WORKER`)."""
-    pieces = LEVELS_PIECES_PER_WORKER if by_levels else PIECES_PER_WORKER
-    trial.frontier = heaviest_first(solver.divide(trial.frontier, pieces * workers))  # (a count's trial)
+    trial.frontier = _pieces(solver, trial.frontier, workers, by_levels, Mode.COUNT)  # (a whole count's trial)
     return Plan([Subpath((), Fraction(1))], 0, trial.stats.seconds, first=trial)
+
+
+def _pieces(solver: Solver, frontier: list[Subpath], workers: int, by_levels: bool, mode: Mode) -> list[Subpath]:
+    """A trial's frontier divided into :data:`PIECES_PER_WORKER` pieces per worker
+    (``by_levels``: :data:`LEVELS_PIECES_PER_WORKER`), a count's heaviest first."""
+    pieces = LEVELS_PIECES_PER_WORKER if by_levels else PIECES_PER_WORKER
+    divided = solver.divide(frontier, pieces * workers)
+    return heaviest_first(divided) if mode is Mode.COUNT else divided
 
 
 def task_budget(trial: SolveResult | None, workers: int) -> float:

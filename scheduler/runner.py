@@ -265,9 +265,7 @@ class _LocalRun:
         now = time.monotonic()
         handed = 0
         if self.sampling is None:  # (a verified run leases its verifications first, in each exchange)
-            for parcel in self._parcels(free):
-                self._submit(self.pool.submit(_pool_solve, parcel, self.mode), parcel, now)
-                handed += 1
+            handed = self._hand_on(free, now)
         if free - handed <= 0 and not self._recording_due(now):
             return handed
         free -= handed
@@ -277,11 +275,14 @@ class _LocalRun:
         self.backlog.extend(got.tasks)
         for verification in got.verifications:
             self._submit(self.pool.submit(_pool_verify, verification, self.mode), verification, now)
-        handed += len(got.verifications)
-        for parcel in self._parcels(free - len(got.verifications)):
+        return handed + len(got.verifications) + self._hand_on(free - len(got.verifications), now)
+
+    def _hand_on(self, n: int, now: float) -> int:
+        """Up to ``n`` parcels from the backlog handed to the pool; how many."""
+        parcels = self._parcels(n)
+        for parcel in parcels:
             self._submit(self.pool.submit(_pool_solve, parcel, self.mode), parcel, now)
-            handed += 1
-        return handed
+        return len(parcels)
 
     def _recording_due(self, now: float) -> bool:
         """Whether the outcomes collected are recorded now although the backlog fed the
@@ -375,12 +376,13 @@ class _LocalRun:
             _, self._solver = build_solver(run_spec(self.ledger, self.run.id), self.options)
         return self._solver
 
-    def stop(self, wait_for_pool: bool) -> None:
+    def stop(self, wait_for_pool: bool, cancel: bool | None = None) -> None:
+        """Close the pool (see :meth:`LocalPool.close`) and set the threads' priorities back."""
         if not wait_for_pool:
             for fut in self.in_flight:
                 fut.cancel()
         try:
-            self.pool.close(wait=wait_for_pool)
+            self.pool.close(wait=wait_for_pool, cancel=cancel)
         finally:
             priority.restore(self._priorities)
 
@@ -400,10 +402,7 @@ class _LocalRun:
             self.pool.signal(signal.SIGKILL)
         record_results(self.ledger, self.outcomes, sampling=self.sampling)
         self.outcomes = []
-        try:
-            self.pool.close(wait=True, cancel=True)
-        finally:
-            priority.restore(self._priorities)
+        self.stop(wait_for_pool=True, cancel=True)
 
     def hurry(self) -> None:
         """A second signal while winding down: kill the pool processes now."""
