@@ -18,8 +18,9 @@ the planning trial, the run written — weighs on any speed-up (see docs/perform
 3. the same run on two worker processes, default flags: the local pool (``solve
    --workers 2``) and Celery (two ``tilecensus worker --concurrency 1`` processes on
    PostgreSQL + Redis, ``submit --wait``); speed-up = baseline / run, printed beside the
-   targets (local 1.9, Celery 1.8), with the subproblems, the messages they went in, and
-   the serial planning (load, method, trial: from the run's start to its first message);
+   targets (local 1.9, Celery 1.8), with the subproblems, the messages that carried the
+   run to the workers announced on the queue, and the serial planning (load, method,
+   trial: from the run's start to its first message);
 4. CPU seconds (load-proof where wall times are not): each local command's process tree,
    and the Celery workers' process trees over a run;
    the CPU of the waiting ``submit --wait`` process, from ``/proc/PID/stat`` between the
@@ -28,9 +29,12 @@ the planning trial, the run written — weighs on any speed-up (see docs/perform
    queries, a fixed 20-40 ms, included);
 5. solutions persisted per second by an enumeration run, into SQLite and PostgreSQL.
 
-``--repeat N`` runs the baseline, the side-by-side pair and the local pool N times, in
-turn, and keeps the fastest of each (the waiting CPU: the highest), for a machine that
-other work shares.  Each command runs in a session of its own, as from a shell.  Linux's autogroup scheduler shares a busy machine's CPU
+``--repeat N`` runs the baseline, the local pool, the Celery run and the side-by-side
+pair N times, in turn — each round a few seconds, so a machine whose speed drifts over
+minutes (this one's: 15-40%) affects each alike — and keeps the fastest of each (the
+waiting CPU: the highest), for a machine that other work shares; "paired" is the median
+over the rounds of the baseline's time over the run's, both of the same round.  Each
+command runs in a session of its own, as from a shell.  Linux's autogroup scheduler shares a busy machine's CPU
 between sessions, not processes, so under load a local pool of two gets no more CPU than
 one process (its wall speed-up reads about 1x), while each Celery worker — a session of
 its own — gets a share: only on a quiet machine do the wall ratios test the targets; the
@@ -210,58 +214,80 @@ def beside(value: float, target: float) -> str:
     return f"{value:.2f}x (target {target:g}x: {'met' if value >= target else 'NOT met'})"
 
 
-def celery_part(args, pg: str, results: dict, baseline: float, count: int) -> None:
-    queue = f"bench-{secrets.token_hex(3)}"
-    env = env_for(pg, args.broker)
-    subprocess.run([sys.executable, "-m", "scheduler", "db", "upgrade"], cwd=ROOT, env=env, check=True,
-                   capture_output=True)
-    def start() -> list[subprocess.Popen]:
-        started = [subprocess.Popen([sys.executable, "-m", "scheduler", "worker", "-c", "1", "-Q", queue,
-                                     "-l", "WARNING", "-n", f"bench{i}@%h"], cwd=ROOT, env=env,
+class CeleryWorkers:
+    """``args.workers`` Celery worker processes (``tilecensus worker -c 1``) on a queue of
+    their own, warm across runs unless ``--cold``; :meth:`run` submits one run and waits."""
+
+    def __init__(self, args, pg: str):
+        self.args, self.pg = args, pg
+        self.queue = f"bench-{secrets.token_hex(3)}"
+        self.env = env_for(pg, args.broker)
+        subprocess.run([sys.executable, "-m", "scheduler", "db", "upgrade"], cwd=ROOT, env=self.env, check=True,
+                       capture_output=True)
+        self.tries: list[tuple[dict, dict, float, float]] = []
+        self.cpu: list[float] = []
+        self.procs = self._start()
+
+    def _start(self) -> list[subprocess.Popen]:
+        started = [subprocess.Popen([sys.executable, "-m", "scheduler", "worker", "-c", "1", "-Q", self.queue,
+                                     "-l", "WARNING", "-n", f"bench{i}@%h"], cwd=ROOT, env=self.env,
                                     start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-                   for i in range(args.workers)]
-        time.sleep(3)  # the workers connect before the clock starts
+                   for i in range(self.args.workers)]
+        time.sleep(3)  # the workers connect (and announce themselves) before the clock starts
         return started
 
-    def stop(running: list[subprocess.Popen]) -> None:
-        for w in running:
+    def stop(self) -> None:
+        for w in self.procs:
             os.killpg(w.pid, signal.SIGTERM)
-        for w in running:
+        for w in self.procs:
             w.wait(timeout=60)
 
-    tries, worker_cpu = [], 0.0
-    workers = start()
-    try:
-        for k in range(args.repeat):
-            if k and args.cold:  # new processes: no solver, no level count kept from the run before
-                stop(workers)
-                workers = start()
-            cpu_before = sum(tree_cpu(w.pid) for w in workers)
-            submitted, run, waiting_cpu, exit_cpu = submit_and_wait([args.problem, "--queue", queue, *args.tree,
-                                                                     *args.flags], env, pg)
-            tries.append((submitted, {**run, "method": method_of(pg, run["run_id"])}, waiting_cpu, exit_cpu))
-            worker_cpu += (sum(tree_cpu(w.pid) for w in workers) - cpu_before) / args.repeat
-        submitted, run, _, _ = min(tries, key=lambda t: t[1]["seconds"])
-        waiting = max(t[2] for t in tries)
-        to_exit = max(t[3] for t in tries)
-    finally:
-        stop(workers)
-    if run["solutions"] != count:
-        raise SystemExit(f"celery run counted {run['solutions']}, the baseline {count}")
-    speedup = baseline / run["seconds"]
-    planning = planning_seconds(pg, run["run_id"])
-    results["celery"] = {**run, "speedup": speedup, "messages": submitted.get("messages"),
-                         "planning_seconds": planning, "waiting_cpu": waiting, "to_exit_cpu": to_exit, "worker_cpu": worker_cpu}
-    print(f"celery x{args.workers} (PostgreSQL + Redis): {run['subproblems']} subproblems "
-          f"({submitted['subproblems']} planned in {submitted.get('messages')} messages), {run['seconds']:.2f} s, "
-          f"speed-up {beside(speedup, TARGET_CELERY)}; serial planning {planning:.2f} s "
-          f"(caps the speed-up at {baseline / (planning + (baseline - planning) / args.workers):.2f}x); "
-          f"by {run['method']} (the repeats by {', '.join(t[1]['method'] for t in tries)})")
-    print(f"CPU of the Celery workers: {worker_cpu:.2f} s a run (the baseline's whole process: "
-          f"{results['baseline']['process_cpu']:.2f} s)")
-    print(f"waiting (submit --wait, until the run finished): {100 * waiting:.2f}% of a core "
-          f"(target < {100 * TARGET_WAIT_CPU:g}%: {'met' if waiting < TARGET_WAIT_CPU else 'NOT met'}); "
-          f"to its exit, the final summary included: {100 * to_exit:.2f}%")
+    def run(self) -> dict:
+        """One run (``submit --wait``): the finished run's JSON with its method."""
+        if self.tries and self.args.cold:  # new processes: no solver, no level count kept from the run before
+            self.stop()
+            self.procs = self._start()
+        cpu_before = sum(tree_cpu(w.pid) for w in self.procs)
+        submitted, run, waiting_cpu, exit_cpu = submit_and_wait([self.args.problem, "--queue", self.queue,
+                                                                 *self.args.tree, *self.args.flags], self.env, self.pg)
+        run = {**run, "method": method_of(self.pg, run["run_id"])}
+        self.tries.append((submitted, run, waiting_cpu, exit_cpu))
+        self.cpu.append(sum(tree_cpu(w.pid) for w in self.procs) - cpu_before)
+        return run
+
+    def report(self, results: dict, baseline: float, count: int, paired: float) -> None:
+        submitted, run, _, _ = min(self.tries, key=lambda t: t[1]["seconds"])
+        waiting = max(t[2] for t in self.tries)
+        to_exit = max(t[3] for t in self.tries)
+        worker_cpu = sum(self.cpu) / len(self.cpu)
+        if run["solutions"] != count:
+            raise SystemExit(f"celery run counted {run['solutions']}, the baseline {count}")
+        speedup = baseline / run["seconds"]
+        planning = planning_seconds(self.pg, run["run_id"])
+        results["celery"] = {**run, "speedup": speedup, "paired_speedup": paired,
+                             "messages": submitted.get("messages"), "workers_announced": submitted.get("workers"),
+                             "planning_seconds": planning, "waiting_cpu": waiting, "to_exit_cpu": to_exit,
+                             "worker_cpu": worker_cpu}
+        print(f"celery x{self.args.workers} (PostgreSQL + Redis): {run['subproblems']} subproblems "
+              f"({submitted['subproblems']} planned, {submitted.get('messages')} messages for the "
+              f"{submitted.get('workers')} workers announced), {run['seconds']:.2f} s, "
+              f"speed-up {beside(speedup, TARGET_CELERY)}, paired {paired:.2f}x; serial planning {planning:.2f} s "
+              f"(caps the speed-up at {baseline / (planning + (baseline - planning) / self.args.workers):.2f}x); "
+              f"by {run['method']} (the repeats by {', '.join(t[1]['method'] for t in self.tries)})")
+        print(f"CPU of the Celery workers: {worker_cpu:.2f} s a run (the baseline's whole process: "
+              f"{results['baseline']['process_cpu']:.2f} s)")
+        print(f"waiting (submit --wait, until the run finished): {100 * waiting:.2f}% of a core "
+              f"(target < {100 * TARGET_WAIT_CPU:g}%: {'met' if waiting < TARGET_WAIT_CPU else 'NOT met'}); "
+              f"to its exit, the final summary included: {100 * to_exit:.2f}%")
+
+
+def paired_speedup(bases: list[dict], runs: list[dict]) -> float:
+    """The median over the rounds of baseline / run, each pair measured minutes apart at
+    most: a figure that a machine whose speed drifts between rounds moves less than the
+    best of each."""
+    import statistics
+
+    return statistics.median(b["seconds"] / r["seconds"] for b, r in zip(bases, runs))
 
 
 def enumerate_part(args, tmp: Path, pg: str | None, results: dict) -> None:
@@ -304,42 +330,50 @@ def main() -> None:
                      "load": os.getloadavg()}
 
     tmp = Path(tempfile.mkdtemp(prefix="tc-bench-"))
-    bases, locals_, pairs = [], [], []
-    for _ in range(args.repeat):  # in turn, so that a machine whose speed drifts affects each alike
-        for runs, db, workers, flags in ((bases, f"sqlite:///{tmp / 'base.sqlite'}", 1, []),
-                                         (locals_, f"sqlite:///{tmp / 'local.sqlite'}", args.workers, args.flags)):
-            run = tc("solve", args.problem, *args.tree, "--workers", str(workers), *flags, env=env_for(db))
-            runs.append({**run, "method": method_of(db, run["run_id"])})
-        pairs.append(side_by_side(args.problem, args.workers, tmp, args.tree))
-    base = min(bases, key=lambda r: r["seconds"])
-    baseline = base["seconds"]
-    results["baseline"] = base
-    print(f"baseline (solve {' '.join([args.problem, *args.tree])} --workers 1): {base['solutions']} solutions in "
-          f"{baseline:.2f} s "
-          f"({base['subproblems']} subproblems, by {base['method']}; the repeats by "
-          f"{', '.join(r['method'] for r in bases)})")
-    # the machine's own ceiling: the baseline run, once in each of `workers` sessions at
-    # the same time — what they lose to each other (memory, caches) no scheduling recovers
-    slowdown = min(sum(r["seconds"] for r in pair) / len(pair) for pair in pairs) / baseline
-    results["side_by_side"] = {"runs": pairs, "slowdown": slowdown, "ceiling": args.workers / slowdown}
-    print(f"the baseline run {args.workers} times side by side: each {slowdown:.2f}x as long as alone, so "
-          f"{args.workers} processes can reach at most {args.workers / slowdown:.2f}x on this machine now")
-
-    local = min(locals_, key=lambda r: r["seconds"])
-    if local["solutions"] != base["solutions"]:
-        raise SystemExit(f"local run counted {local['solutions']}, the baseline {base['solutions']}")
-    results["local"] = {**local, "speedup": baseline / local["seconds"]}
-    print(f"local pool x{args.workers}: {local['subproblems']} subproblems, {local['seconds']:.2f} s, "
-          f"speed-up {beside(results['local']['speedup'], TARGET_LOCAL)}; CPU {local['process_cpu']:.2f} s "
-          f"against the baseline's {base['process_cpu']:.2f} s; by {local['method']} (the repeats by "
-          f"{', '.join(r['method'] for r in locals_)})")
-
     pg_name = pg = None
     if not args.no_pg:
         pg_name, pg = fresh_pg(args.pg)
     try:
-        if not args.no_celery and pg is not None:
-            celery_part(args, pg, results, baseline, base["solutions"])
+        celery = CeleryWorkers(args, pg) if not args.no_celery and pg is not None else None
+        bases, locals_, celeries, pairs = [], [], [], []
+        try:
+            for _ in range(args.repeat):  # in turn, so that a machine whose speed drifts affects each alike
+                for runs, db, workers, flags in ((bases, f"sqlite:///{tmp / 'base.sqlite'}", 1, []),
+                                                 (locals_, f"sqlite:///{tmp / 'local.sqlite'}", args.workers,
+                                                  args.flags)):
+                    run = tc("solve", args.problem, *args.tree, "--workers", str(workers), *flags, env=env_for(db))
+                    runs.append({**run, "method": method_of(db, run["run_id"])})
+                if celery is not None:
+                    celeries.append(celery.run())
+                pairs.append(side_by_side(args.problem, args.workers, tmp, args.tree))
+        finally:
+            if celery is not None:
+                celery.stop()
+        base = min(bases, key=lambda r: r["seconds"])
+        baseline = base["seconds"]
+        results["baseline"] = base
+        print(f"baseline (solve {' '.join([args.problem, *args.tree])} --workers 1): {base['solutions']} solutions in "
+              f"{baseline:.2f} s "
+              f"({base['subproblems']} subproblems, by {base['method']}; the repeats by "
+              f"{', '.join(r['method'] for r in bases)})")
+        # the machine's own ceiling: the baseline run, once in each of `workers` sessions at
+        # the same time — what they lose to each other (memory, caches) no scheduling recovers
+        slowdown = min(sum(r["seconds"] for r in pair) / len(pair) for pair in pairs) / baseline
+        results["side_by_side"] = {"runs": pairs, "slowdown": slowdown, "ceiling": args.workers / slowdown}
+        print(f"the baseline run {args.workers} times side by side: each {slowdown:.2f}x as long as alone, so "
+              f"{args.workers} processes can reach at most {args.workers / slowdown:.2f}x on this machine now")
+
+        local = min(locals_, key=lambda r: r["seconds"])
+        if local["solutions"] != base["solutions"]:
+            raise SystemExit(f"local run counted {local['solutions']}, the baseline {base['solutions']}")
+        paired = paired_speedup(bases, locals_)
+        results["local"] = {**local, "speedup": baseline / local["seconds"], "paired_speedup": paired}
+        print(f"local pool x{args.workers}: {local['subproblems']} subproblems, {local['seconds']:.2f} s, "
+              f"speed-up {beside(results['local']['speedup'], TARGET_LOCAL)}, paired {paired:.2f}x; "
+              f"CPU {local['process_cpu']:.2f} s against the baseline's {base['process_cpu']:.2f} s; "
+              f"by {local['method']} (the repeats by {', '.join(r['method'] for r in locals_)})")
+        if celery is not None:
+            celery.report(results, baseline, base["solutions"], paired_speedup(bases, celeries))
         if not args.no_enumerate:
             enumerate_part(args, tmp, pg, results)
     finally:

@@ -21,11 +21,15 @@ from typing import Sequence
 MOST_PER_MESSAGE = 64
 #: a message's target time, and the time after which a worker hands back the rest of it
 MESSAGE_SECONDS = 5.0
-#: a message takes at most 1/GUIDED_SHARE of the estimated work not yet in a message
-#: (guided self-scheduling): big messages first, smaller ones toward the end of the
-#: queue, so the last ones are short however many workers there are (the sender does not
-#: know)
+#: a message takes at most 1/share of the estimated work not yet in a message (guided
+#: self-scheduling): big messages first, smaller ones toward the end of the queue, so the
+#: last ones are short.  The share is the number of workers serving the queue where they
+#: announced themselves (:mod:`scheduler.workforce`), else this: short last messages
+#: however many workers there are
 GUIDED_SHARE = 4
+#: the workers a Celery run is planned for where none has announced itself on its queue
+#: (:mod:`scheduler.workforce`): as many messages as that carry it to them
+CLUSTER_WORKERS = 8
 #: ... but its target is not cut below this (seconds): a message costs a few milliseconds
 #: (its lease, its results recorded, a look at the run).  At 0.1 s the last donated
 #: frontier of a pentacube box run (2026-11-28: 50 subproblems, 0.12 s) went in one
@@ -49,17 +53,20 @@ def message_target(budget: float) -> float:
 
 
 def pack(sub_ids: Sequence[int], weights: Sequence[Fraction | float], rate: float | None, target: float,
-         most: int = MOST_PER_MESSAGE) -> list[list[int]]:
+         most: int = MOST_PER_MESSAGE, share: int | None = None) -> list[list[int]]:
     """The subproblems ``sub_ids`` (with ``weights``, in the same order) as messages:
     greedy in order, a message closes once its estimated seconds (weight x ``rate``, the
     seconds per unit of weight) would pass its cap or it holds ``most``.  A message's cap,
-    set when it opens, is ``target`` or, if less, 1/:data:`GUIDED_SHARE` of the estimated
-    seconds not yet in a message (not below :data:`MESSAGE_FLOOR_SECONDS`).  ``rate``
+    set when it opens, is ``target`` or, if less, 1/``share`` of the estimated seconds
+    not yet in a message (not below :data:`MESSAGE_FLOOR_SECONDS`); ``share``: the
+    workers that serve the queue, None when unknown (:data:`GUIDED_SHARE`).  ``rate``
     None: one subproblem per message."""
     if len(sub_ids) != len(weights):
         raise ValueError(f"{len(sub_ids)} subproblems but {len(weights)} weights")
     if most < 1:
         raise ValueError("a message holds at least one subproblem")
+    if share is not None and share < 1:
+        raise ValueError("a message's share is of at least one worker")
     if rate is None:
         return [[sub_id] for sub_id in sub_ids]
     estimates = [float(w) * rate for w in weights]
@@ -67,13 +74,14 @@ def pack(sub_ids: Sequence[int], weights: Sequence[Fraction | float], rate: floa
     messages: list[list[int]] = []
     current: list[int] = []
     seconds = 0.0
-    cap = message_cap(remaining, target)
+    share = GUIDED_SHARE if share is None else share
+    cap = message_cap(remaining, target, share)
     for sub_id, estimated in zip(sub_ids, estimates):
         if current and (seconds + estimated > cap or len(current) >= most):
             messages.append(current)
             remaining -= seconds
             current, seconds = [], 0.0
-            cap = message_cap(remaining, target)
+            cap = message_cap(remaining, target, share)
         current.append(sub_id)
         seconds += estimated
     if current:
@@ -81,7 +89,7 @@ def pack(sub_ids: Sequence[int], weights: Sequence[Fraction | float], rate: floa
     return messages
 
 
-def message_cap(remaining: float, target: float) -> float:
+def message_cap(remaining: float, target: float, share: int = GUIDED_SHARE) -> float:
     """The estimated seconds a message may hold when ``remaining`` seconds of work are not
-    yet in a message (see :func:`pack`)."""
-    return min(target, max(MESSAGE_FLOOR_SECONDS, remaining / GUIDED_SHARE))
+    yet in a message and ``share`` workers serve the queue (see :func:`pack`)."""
+    return min(target, max(MESSAGE_FLOOR_SECONDS, remaining / share))

@@ -59,7 +59,9 @@ class RunOptions:
     #: ``--verify P``: the share of complete subproblems re-solved by another worker
     verify: float | None = None
     verify_seed: int | None = None
-    #: local pool processes (``solve``) or the Celery queue (``submit``)
+    #: local pool processes (``solve``), or the Celery worker processes serving the queue
+    #: when the run was planned (``submit``; None: none had announced itself); and the
+    #: Celery queue
     workers: int | None = None
     queue: str | None = None
 

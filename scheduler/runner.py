@@ -3,10 +3,11 @@
 * :func:`run_local` — the embedded executor: a local process pool solves, this process
   leases and records (so SQLite has a single writer).
 * :class:`CeleryExecutor` — sends subproblem ids to a Celery queue, several to a message
-  when they are estimated to be quick (:mod:`scheduler.batches`); workers lease, solve and
-  record themselves (:func:`execute_batch`) and send their donated frontier on, and the
-  verifications of a ``--verify`` run
-  (:func:`scheduler.verification.execute_verification`).
+  when they are estimated to be quick (:mod:`scheduler.batches`), a message for each
+  worker serving the queue (:mod:`scheduler.workforce`); workers lease, solve and record
+  themselves (:func:`execute_batch`), then stay on the run, pulling the rest of it from
+  the ledger (:mod:`scheduler.ledger.pulls`), and verify the subproblems of a
+  ``--verify`` run (:func:`scheduler.verification.execute_verification`).
 * :func:`tick` — one round of the scheduler: re-queue expired leases and messages lost by
   the broker, verify what no other worker would take, close finished runs.  Safe to run
   anywhere, any number of times.
@@ -26,21 +27,24 @@ from typing import Any, Callable, Sequence
 
 from core.errors import PathError
 
-from .batches import MESSAGE_SECONDS, message_target, pack, seconds_per_weight
+from .batches import CLUSTER_WORKERS, GUIDED_SHARE, MESSAGE_FLOOR_SECONDS, MESSAGE_SECONDS, message_target, pack, seconds_per_weight
 from .celery_config import SOLVE_TASK_NAME, VERIFY_TASK_NAME, checked_broker_url, make_app
 from .ledger import (
+    Parcel,
     RunBrief,
     close_run,
     exchange,
     expire_leases,
     fail_run,
     has_open,
+    has_pending,
     interrupt_run,
     lease_message,
     lease_one,
     mark_queued,
     measured_rate,
     progress,
+    pull,
     record_closing,
     record_results,
     release_leases,
@@ -497,6 +501,22 @@ class CeleryExecutor:
             raise BrokerError(f"cannot reach the broker {safe_url(self.url)}: {str(exc).splitlines()[0]}") from exc
         self.app.backend  # noqa: B018 -- loaded on the first message otherwise (16 ms)
 
+    def workforce(self, queue: str) -> int | None:
+        """The worker processes serving ``queue`` now, as they announced themselves
+        (:mod:`scheduler.workforce`); None where none did, or the broker is not Redis.
+        Raises :class:`BrokerError` when the broker does not answer."""
+        import redis
+
+        from .workforce import workforce
+
+        requests = self.requests
+        if requests is None:
+            return None
+        try:
+            return workforce(requests.redis, queue) or None
+        except redis.RedisError as exc:
+            raise BrokerError(f"cannot reach the broker {safe_url(self.url)}: {str(exc).splitlines()[0]}") from exc
+
     @property
     def outage_errors(self) -> tuple[type[BaseException], ...]:
         """What sending or sizing a queue raises while the broker is down or restarting:
@@ -511,21 +531,28 @@ class CeleryExecutor:
 
     def dispatch(self, run_id: int, sub_ids: Sequence[int], queue: str, ledger: Ledger | None = None, *,
                  weights: Sequence[Fraction] | None = None, rate: float | None = None,
-                 target: float = MESSAGE_SECONDS) -> int:
+                 target: float = MESSAGE_SECONDS, share: int | None = None, at_most: int | None = None) -> list[list[int]]:
         """Stamp the subproblems as queued (when given the ledger), then send them packed
         into messages by their estimated seconds (:func:`scheduler.batches.pack`: weight
-        x ``rate`` up to ``target`` a message; no ``weights`` or ``rate``: one each).
-        Returns the number of messages."""
+        x ``rate`` up to ``target`` a message, guided by ``share``, the workers the run
+        was planned for; no ``weights`` or ``rate``: one each) — the first ``at_most``
+        messages only, where the workers pull the rest from the ledger
+        (:func:`execute_batch`).  Returns the messages sent."""
         if not sub_ids:
-            return 0
+            return []
         if ledger is not None:
             mark_queued(ledger, sub_ids)
         messages = pack(sub_ids, weights if weights is not None else [0] * len(sub_ids),
-                        rate if weights is not None else None, target)
+                        rate if weights is not None else None, target, share=share)[:at_most]
         self._send(SOLVE_TASK_NAME, [[run_id, m] for m in messages], queue)
         if self._requests:  # a worker: one of this run's may be waiting for work
             self._requests.fed(run_id)
-        return len(messages)
+        return messages
+
+    def invite(self, run_id: int, queue: str) -> None:
+        """Send a message of run ``run_id`` with no subproblems: its worker pulls the run's
+        pending ones from the ledger (:func:`execute_batch`)."""
+        self._send(SOLVE_TASK_NAME, [[run_id, []]], queue)
 
     def dispatch_verifications(self, run_id: int, sub_ids: Sequence[int], queue: str, ledger: Ledger | None = None) -> None:
         """Send the verifications of these subproblems (stamped as queued when given the ledger)."""
@@ -563,21 +590,28 @@ RECORD_SECONDS = 0.2
 
 def execute_batch(ledger: Ledger, run_id: int, sub_ids: Sequence[int], executor: CeleryExecutor | None, *,
                   clock: Callable[[], float] = time.monotonic) -> list[str]:
-    """A worker's message: the subproblems ``sub_ids`` of run ``run_id``, leased together
-    and solved in order; results recorded exactly once, quick ones together
-    (:data:`RECORD_SECONDS`).  Once :func:`scheduler.batches.message_target` seconds have
-    passed (5 s, or the run's budget if shorter) the ones not started are handed back —
-    unleased and sent again, packed at the rate measured here — so a message estimated too
-    light does not keep them from idle workers; so are they at once when another worker
-    asks for work meanwhile (:mod:`scheduler.work_requests`).  Returns what happened to
-    each."""
+    """A worker's message of run ``run_id``: the subproblems ``sub_ids``, leased together
+    and solved in order, results recorded exactly once, quick ones together
+    (:data:`RECORD_SECONDS`).  Returns what happened to each.
+
+    Where the run pulls (:func:`_pulls`), the worker then stays on it: it trades its
+    results for the next parcel of the run's pending subproblems
+    (:func:`scheduler.ledger.pull`) until none is left, and then asks the workers still
+    searching for part of their work (:mod:`scheduler.work_requests`), which they leave
+    in the ledger for it to pull.  After :data:`~scheduler.batches.MESSAGE_SECONDS` on
+    the run it hands back what it has not started, invites a worker back to the run (a
+    message with no subproblems) and returns to the queue, so that other runs' messages
+    get their turn.  Where the run does not pull (a verified run, ``--first``), the
+    message's unstarted subproblems are sent back to the queue once
+    :func:`scheduler.batches.message_target` seconds have passed."""
     owner = f"celery:{worker_name()}"
     run, tasks = lease_message(ledger, run_id, sub_ids, owner)
     if run is None:  # finished, cancelled or failed meanwhile: nothing to do
         return ["skipped"] * len(sub_ids)
     results = _Results(ledger, run, executor)
     requests = _requests(executor, run)
-    limit = message_target(run.options.task_seconds)
+    pulls = _pulls(executor, run)
+    limit = MESSAGE_SECONDS if pulls else message_target(run.options.task_seconds)
     rest = _Unstarted(tasks)
 
     def give_rest() -> bool:  # here, or in the listening thread during a search
@@ -588,8 +622,13 @@ def execute_batch(ledger: Ledger, run_id: int, sub_ids: Sequence[int], executor:
             return False
         try:
             unlease(ledger, [t.sub_id for t in given], owner)
-            executor.dispatch(run_id, [t.sub_id for t in given], run.options.queue_name, ledger,
-                              weights=[t.weight for t in given], rate=results.rate, target=limit)
+            if pulls:  # left in the ledger for whoever pulls next; a waiting worker is woken
+                if requests is not None:
+                    requests.fed(run_id)
+            else:
+                executor.dispatch(run_id, [t.sub_id for t in given], run.options.queue_name, ledger,
+                                  weights=[t.weight for t in given], rate=results.rate, target=limit,
+                                  share=run.options.workers)
         except BaseException:
             rest.put_back(given)
             raise
@@ -597,30 +636,65 @@ def execute_batch(ledger: Ledger, run_id: int, sub_ids: Sequence[int], executor:
         return True
 
     started = clock()
+    closed = timed_out = False
     with requests.serving(run_id, give_rest) if requests is not None else nullcontext():
-        while rest.left:
-            if rest.started and executor is not None and (
-                    clock() - started >= limit or (requests is not None and requests.asked())):
-                give_rest()
+        while True:
+            while rest.left:
+                if rest.started and executor is not None:
+                    timed_out = clock() - started >= limit
+                    if timed_out or (requests is not None and requests.asked()):
+                        give_rest()
+                        break
+                task = rest.take()
+                if task is None:  # the listening thread handed them back meanwhile
+                    break
+                if requests is not None:
+                    requests.holding(rest.left)
+                results.add(_solve(ledger, _solver_of(ledger, run), task, run, requests))
+            if not pulls:
                 break
-            task = rest.take()
-            if task is None:  # the listening thread handed them back meanwhile
+            if timed_out or clock() - started >= limit:
+                timed_out = True
                 break
-            if requests is not None:
-                requests.holding(rest.left)
-            results.add(_solve(ledger, _solver_of(ledger, run), task, run, requests))
-        closed = results.flush(closing=True)  # the message may have held the run's last open subproblems
+            parcel, closed = results.pull(owner)
+            if closed:
+                break
+            if parcel:
+                rest = rest.refilled(parcel)
+                if requests is not None:
+                    requests.answered()
+                continue
+            if requests is None:
+                break
+            if _wait_for_work(ledger, executor, run, owner) != "pullable":
+                break
+        if not closed:
+            closed = results.flush(closing=True)  # the message may have held the run's last open subproblems
     if rest.left:  # a hand-back from the listening thread failed, and put them back: once more, here
         give_rest()
-    if not closed and requests is not None and run.mode is not Mode.FIRST:
-        _wait_for_work(ledger, executor, run, owner)
+    if pulls and timed_out and not closed:  # back to the queue: a worker is invited back to the run
+        executor.invite(run_id, run.options.queue_name)
     return [results.happened.get(sub_id, "skipped") for sub_id in sub_ids]
 
 
+def pulls_from_ledger(mode: Mode, verified: bool) -> bool:
+    """Whether the Celery workers of a run stay on it, pulling its pending subproblems
+    from the ledger (:func:`execute_batch`): not for ``--first`` (the run is its root
+    alone) nor a verified run (its subproblems stay as planned, the messages that carry
+    them too: the same seed samples the same ones)."""
+    return mode is not Mode.FIRST and not verified
+
+
+def _pulls(executor: CeleryExecutor | None, run: RunBrief) -> bool:
+    """:func:`pulls_from_ledger` for a worker with a queue to invite a worker back on."""
+    return executor is not None and pulls_from_ledger(run.mode, run.sampling is not None)
+
+
 class _Unstarted:
-    """The subproblems of a message not started yet, in order: the message's loop takes
-    them one at a time; a request for work takes all that are left at once — from the
-    listening thread while a search runs (:mod:`scheduler.work_requests`)."""
+    """The subproblems of a message (or of a parcel pulled after it) not started yet, in
+    order: the message's loop takes them one at a time; a request for work takes all that
+    are left at once — from the listening thread while a search runs
+    (:mod:`scheduler.work_requests`)."""
 
     def __init__(self, tasks: Sequence[Task]):
         self._tasks = list(tasks)
@@ -650,6 +724,13 @@ class _Unstarted:
         with self._lock:
             self._next -= len(given)
 
+    def refilled(self, tasks: Sequence[Task]) -> "_Unstarted":
+        """The next parcel in place of this spent one (the same object: the listening
+        thread's ``give_rest`` holds it), started ones counted on."""
+        with self._lock:
+            self._tasks, self._next = list(tasks), 0
+        return self
+
 
 def _requests(executor: CeleryExecutor | None, run: RunBrief) -> WorkRequests | None:
     """The requests for work of a run: none without Redis, and none in a run that verifies
@@ -658,18 +739,25 @@ def _requests(executor: CeleryExecutor | None, run: RunBrief) -> WorkRequests | 
 
 
 def _wait_for_work(ledger: Ledger, executor: CeleryExecutor, run: RunBrief, owner: str) -> str:
-    """Work stealing once a message is done (:mod:`scheduler.work_requests`): while the
-    run's queue is empty and another worker searches, ask for part of its subproblem."""
+    """Work stealing once nothing of the run is pending (:mod:`scheduler.work_requests`):
+    while the run's queue is empty and another worker searches, ask for part of its
+    subproblem; the waiting ends — ``"pullable"`` — once the run has pending subproblems
+    in the ledger again, for the worker to pull (:func:`execute_batch`)."""
     queue = run.options.queue_name
 
     def others_searching() -> bool:
         with ledger.engine.connect() as conn:
             return searched_by_others(conn, run.id, owner)
 
+    def pending() -> bool:
+        with ledger.engine.connect() as conn:
+            return has_pending(conn, run.id)
+
     import redis
 
     try:
-        return executor.requests.wait_for_work(run.id, owner, lambda: executor.queue_size(queue), others_searching)
+        return executor.requests.wait_for_work(run.id, owner, lambda: executor.queue_size(queue), others_searching,
+                                               pullable=pending)
     except (redis.RedisError, *executor.outage_errors) as exc:  # the message is done; asking is a bonus
         _log.warning("run %s: no request for work (the broker: %s)", run.id, str(exc).splitlines()[0])
         return "broker away"
@@ -705,6 +793,18 @@ class _Results:
         if outcome.frontier or self.unrecorded >= RECORD_SECONDS:
             self.flush()
 
+    def pull(self, owner: str) -> tuple[list[Task], bool]:
+        """Record the outcomes held and lease the run's next parcel
+        (:func:`scheduler.ledger.pull`), sized by guided self-scheduling for the workers
+        the run was planned for, at the rate measured here: its tasks, and whether this
+        closed the run (nothing was pending, nothing is open)."""
+        options = self.run.options
+        parcel = Parcel.of_seconds(options.workers or GUIDED_SHARE, self.rate, message_target(options.task_seconds),
+                                   MESSAGE_FLOOR_SECONDS, heaviest_first=self.run.mode is Mode.COUNT)
+        pulled = pull(self.ledger, self.run.id, owner, self.outcomes, parcel, options.lease_seconds())
+        self._recorded(pulled.recorded)
+        return pulled.tasks, pulled.closed
+
     def flush(self, closing: bool = False) -> bool:
         """Record the outcomes held; ``closing`` (the message's end): and close the run,
         in the same transaction, if nothing of it is open any more — when this message
@@ -717,12 +817,17 @@ class _Results:
             recorded = record_results(self.ledger, self.outcomes, queued=True, sampling=self.run.sampling)
         else:
             return False
+        self._recorded(recorded)
+        return closed
+
+    def _recorded(self, recorded: list[list[int] | None]) -> None:
+        """The outcomes held are recorded (``recorded``: what each wrote): their donated
+        frontiers sent on, the outcomes let go."""
         for outcome, children in zip(self.outcomes, recorded):
             self.happened[outcome.sub_id] = "duplicate" if children is None else "recorded"
             if children is not None:
                 _send_on(self.executor, self.run, outcome, children)
         self.outcomes, self.unrecorded = [], 0.0
-        return closed
 
 
 def execute_one(ledger: Ledger, sub_id: int, executor: CeleryExecutor | None) -> str:
@@ -764,14 +869,19 @@ def _solve(ledger: Ledger, solver, task: Task, run: RunBrief, requests: WorkRequ
 
 
 def _send_on(executor: CeleryExecutor | None, run: RunBrief, outcome: Outcome, children: list[int]) -> None:
-    """After a result is recorded: its donated frontier, packed at the donating
-    subproblem's measured rate, and its verification when sampled."""
+    """After a result is recorded: its donated frontier — left in the ledger for the run's
+    workers to pull, the waiting ones woken, or (a run that does not pull) sent packed at
+    the donating subproblem's measured rate — and its verification when sampled."""
     if executor is None:
         return
     queue = run.options.queue_name
-    executor.dispatch(run.id, children, queue, weights=[s.weight for s in outcome.frontier],
-                      rate=seconds_per_weight(outcome.seconds, outcome.weight_done),
-                      target=message_target(run.options.task_seconds))
+    if _pulls(executor, run):  # left in the ledger for whoever pulls next; a waiting worker is woken
+        if children and executor.requests is not None:
+            executor.requests.fed(run.id)
+    else:
+        executor.dispatch(run.id, children, queue, weights=[s.weight for s in outcome.frontier],
+                          rate=seconds_per_weight(outcome.seconds, outcome.weight_done),
+                          target=message_target(run.options.task_seconds), share=run.options.workers)
     if V.wants_verification(run.sampling, outcome):
         executor.dispatch_verifications(run.id, [outcome.sub_id], queue)
 
@@ -803,11 +913,11 @@ def tick(ledger: Ledger, executor: CeleryExecutor, *, grace: float = 10.0, run_i
         options = RunOptions.from_json(run.options)
         queue = options.queue_name
         expired = expire_leases(ledger, run.id)
-        _send_again(ledger, executor, run.id, expired, options)
+        _send_again(ledger, executor, run, expired, options)
         did["requeued"] += len(expired)
         lost = stale_pending(ledger, run.id, grace)
-        if lost and idle(queue):
-            _send_again(ledger, executor, run.id, lost, options)
+        if lost and idle(queue) and not _worked_on(ledger, run):
+            _send_again(ledger, executor, run, lost, options)
             did["resent"] += len(lost)
         if run.verify_fraction:
             _tick_verifications(ledger, executor, run, queue, grace, idle(queue), did)
@@ -816,16 +926,29 @@ def tick(ledger: Ledger, executor: CeleryExecutor, *, grace: float = 10.0, run_i
     return did
 
 
-def _send_again(ledger: Ledger, executor: CeleryExecutor, run_id: int, sub_ids: Sequence[int],
+def _worked_on(ledger: Ledger, run: Run) -> bool:
+    """Whether a worker is on a run that pulls (:func:`pulls_from_ledger`): one that holds
+    a live lease pulls the run's pending subproblems itself, however long they have
+    waited in the ledger, so they are not sent again."""
+    if not pulls_from_ledger(Mode(run.mode), bool(run.verify_fraction)):
+        return False
+    with ledger.engine.connect() as conn:
+        return searched_by_others(conn, run.id, None)
+
+
+def _send_again(ledger: Ledger, executor: CeleryExecutor, run: Run, sub_ids: Sequence[int],
                 options: RunOptions) -> None:
     """Send subproblems again (expired leases, lost messages, a resumed run), packed at
-    the rate the run has shown so far."""
+    the rate the run has shown so far — for a run that pulls, a message for each worker
+    it was planned for: they pull the rest."""
     if not sub_ids:
         return
     with ledger.engine.connect() as conn:
         weights = weights_of(conn, sub_ids)
-    executor.dispatch(run_id, sub_ids, options.queue_name, ledger, weights=weights,
-                      rate=measured_rate(ledger, run_id), target=message_target(options.task_seconds))
+    pulls = pulls_from_ledger(Mode(run.mode), bool(run.verify_fraction))
+    executor.dispatch(run.id, sub_ids, options.queue_name, ledger, weights=weights,
+                      rate=measured_rate(ledger, run.id), target=message_target(options.task_seconds),
+                      share=options.workers, at_most=(options.workers or CLUSTER_WORKERS) if pulls else None)
 
 
 def _tick_verifications(ledger: Ledger, executor: CeleryExecutor, run: Run, queue: str, grace: float, idle: bool,

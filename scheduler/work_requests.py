@@ -69,6 +69,7 @@ class WorkRequests:
     def __init__(self, client) -> None:
         self.redis = client
         self._run: int | None = None       # the run whose message this process holds
+        self._asking = False               # this process is asking for work itself
         self._searching = False            # a search of it is running ...
         self._since = 0.0                  # ... since then (time.monotonic)
         self._asked = False                # a token was taken during this message
@@ -140,6 +141,15 @@ class WorkRequests:
             finally:
                 self._searching = False
 
+    def answered(self) -> None:
+        """A worker staying on its run took its next parcel: a request taken before was
+        answered by what went back, or is asked again by its worker's next look (a waiting
+        worker renews its token every :data:`POLL_SECONDS`), so the new parcel is not
+        given away for it."""
+        with self._lock:
+            self._asked = self._pending = False
+            self._token = None
+
     def asked(self) -> bool:
         """Whether another worker asked for work during this message: what it has not
         started should go back to the queue."""
@@ -179,7 +189,7 @@ class WorkRequests:
 
         while True:
             run = self._run
-            if run is None:
+            if run is None or self._asking:  # nothing held, or asking: a token is not for this process
                 self._wake.wait()
                 self._wake.clear()
                 continue
@@ -205,11 +215,11 @@ class WorkRequests:
                 continue
             with self._giving:
                 with self._lock:
-                    taken = self._run == run
+                    taken = self._run == run and not self._asking
                     if taken:
                         self._token = got[1]
                         self._asked = True
-                if not taken:  # the message ended while this listener waited on the list
+                if not taken:  # the message ended, or this process began asking, while it waited on the list
                     self._give_back(run, got[1])
                 elif not self._gave_rest():  # nothing unstarted went: the running search gives
                     self._pending = True
@@ -228,19 +238,27 @@ class WorkRequests:
             return False
 
     def wait_for_work(self, run_id: int, owner: str, queued: Callable[[], int],
-                      others_searching: Callable[[], bool], *, clock: Callable[[], float] = time.monotonic,
-                      nap: Callable[[int], None] | None = None) -> str:
+                      others_searching: Callable[[], bool], *, pullable: Callable[[], bool] | None = None,
+                      clock: Callable[[], float] = time.monotonic, nap: Callable[[int], None] | None = None) -> str:
         """After a message: ask for work while the queue is empty (``queued``: the
         messages waiting) and another worker searches a subproblem of the run
-        (``others_searching``).  Returns why it stopped waiting: ``"queued"``,
-        ``"nobody searching"`` or ``"waited"``.  Between looks it waits
-        :data:`POLL_SECONDS`, or less when a sender wakes it (``nap``: how)."""
+        (``others_searching``) — and, for a worker that pulls the run's subproblems from
+        the ledger, while none is pending there (``pullable``).  Returns why it stopped
+        waiting: ``"pullable"``, ``"queued"``, ``"nobody searching"`` or ``"waited"``.
+        Between looks it waits :data:`POLL_SECONDS`, or less when a sender wakes it
+        (``nap``: how)."""
         nap = nap or self._nap
         key = token_key(run_id)
         until = clock() + WAIT_SECONDS
         why = "waited"
+        # a worker staying on its run asks while it still serves it: its own listener must
+        # not take its token (traced 2026-12-02: it did, and the asker idled to the run's end)
+        self._asking = True
         try:
             while clock() < until:
+                if pullable is not None and pullable():
+                    why = "pullable"
+                    break
                 if queued() > 0:
                     why = "queued"
                     break
@@ -254,7 +272,11 @@ class WorkRequests:
                 pipe.execute()
                 nap(run_id)
         finally:
-            self.redis.lrem(key, 0, owner)  # not asking any more
+            try:
+                self.redis.lrem(key, 0, owner)  # not asking any more
+            finally:
+                self._asking = False
+                self._wake.set()
         return why
 
     def _nap(self, run_id: int) -> None:

@@ -3,10 +3,38 @@
 Settings for long batch work come from :mod:`scheduler.celery_config`: late acks,
 prefetch 1, re-queue when a worker is lost, a long visibility timeout, JSON only, no
 result backend — results live in the ledger.
+
+Each pool process announces itself on the queues it serves while it lives
+(:mod:`scheduler.workforce`), so that ``submit`` plans a run for the workers there are.
 """
 from __future__ import annotations
 
+from celery import signals
+
 from scheduler.celery_config import make_app
+from scheduler.workforce import Announcement
 
 app = make_app()
 app.conf.imports = ("worker.tasks",)
+
+_announcement: list[Announcement] = []
+
+
+@signals.worker_process_init.connect(weak=False)
+def _announce(**_) -> None:
+    """A pool process starts: announce it on its worker's queues (a Redis broker only)."""
+    url = app.conf.broker_url or ""
+    if url.split("://", 1)[0].split("+", 1)[0] not in ("redis", "rediss"):
+        return
+    import redis
+
+    queues = list(app.amqp.queues.consume_from or app.amqp.queues)
+    client = redis.Redis.from_url(url, socket_timeout=5)
+    _announcement.append(Announcement(client, queues).start())
+
+
+@signals.worker_process_shutdown.connect(weak=False)
+def _withdraw(**_) -> None:
+    """A pool process stops: it serves no queue any more."""
+    while _announcement:
+        _announcement.pop().stop()

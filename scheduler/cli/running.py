@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..interrupts import Interrupted, interruptible
-from ..run_options import ExecutorKind
+from ..run_options import DEFAULT_QUEUE, ExecutorKind
 from ..states import RunStatus
 from . import listing, render
 from .app import App, CLIError, cli
@@ -138,22 +138,26 @@ def _report(app: App, ledger, prepared: PreparedRun, run_id: int, show_stats: bo
 @click.pass_obj
 def submit(app: App, request: RunRequest, queue: str | None, wait: bool) -> None:
     """Plan a run and queue its subproblems for Celery workers."""
-    from ..batches import message_target
+    from ..batches import CLUSTER_WORKERS, message_target
     from ..ledger import close_run
     from ..planning import prepare
     from ..queries import run_summary
-    from ..runner import CeleryExecutor
+    from ..runner import CeleryExecutor, pulls_from_ledger
 
     executor = CeleryExecutor(app.broker_url)
-    request = replace(request, options=replace(request.options, queue=queue))
-    executor.check(request.options.queue_name)
+    queue_name = queue or DEFAULT_QUEUE
+    executor.check(queue_name)
+    serving = executor.workforce(queue_name)  # the worker processes there are: the run is planned for them
+    request = replace(request, options=replace(request.options, queue=queue, workers=serving))
     ledger = app.ledger()  # it must answer before any work
-    prepared = prepare(request, workers=8, defer_estimate=True)
+    prepared = prepare(request, workers=serving or CLUSTER_WORKERS, defer_estimate=True)
     created = prepared.create(ledger, ExecutorKind.CELERY, queued=True)  # stamped as sent: sent next
     run_id, pending = created.run_id, created.pending
-    queue_name = prepared.options.queue_name
-    messages = executor.dispatch(run_id, pending, queue_name, weights=created.weights,
-                                 rate=prepared.seconds_per_weight, target=message_target(prepared.options.task_seconds))
+    # a message for each worker; where they pull, the rest of the plan waits in the ledger for them
+    at_most = (serving or CLUSTER_WORKERS) if pulls_from_ledger(prepared.mode, bool(prepared.options.verify)) else None
+    sent = executor.dispatch(run_id, pending, queue_name, weights=created.weights, rate=prepared.seconds_per_weight,
+                             target=message_target(prepared.options.task_seconds), share=serving, at_most=at_most)
+    messages, held = len(sent), len(pending) - sum(len(m) for m in sent)
     executor.dispatch_verifications(run_id, open_verifications(ledger, run_id), queue_name, ledger)
     finished = prepared.done_in_planning or close_run(ledger, run_id)  # planning may have counted everything
     _step_back()
@@ -161,7 +165,7 @@ def submit(app: App, request: RunRequest, queue: str | None, wait: bool) -> None
         prepared.estimate_later(ledger, run_id)
     if app.as_json:
         data: dict[str, Any] = {"run_id": run_id, "status": RunStatus.DONE if finished else RunStatus.RUNNING,
-                                "subproblems": len(pending), "messages": messages}
+                                "subproblems": len(pending), "messages": messages, "held": held, "workers": serving}
         if prepared.estimate is not None:
             data["estimate"] = prepared.estimate.to_json()
         app.echo_json(data)
@@ -174,10 +178,15 @@ def submit(app: App, request: RunRequest, queue: str | None, wait: bool) -> None
             click.echo(render.headline(run_summary(ledger, run_id)) + " (while planning: nothing left to queue)")
         else:
             verify = prepared.options.verify
-            verified = f" (verifying a random {100 * verify:g}% of the complete ones)" if verify else ""
+            notes = [f"{render.plural(serving, 'worker process')} serving it" if serving
+                     else "no worker has announced itself on it"]
+            if held:
+                notes.append(f"the other {held:,} wait in the ledger for the workers to pull")
+            if verify:
+                notes.append(f"verifying a random {100 * verify:g}% of the complete ones")
             n = len(pending)
-            click.echo(f"run {run_id} submitted: {n} subproblem{'' if n == 1 else 's'} in {messages} "
-                       f"message{'' if messages == 1 else 's'} on queue {queue_name}{verified}")
+            click.echo(f"run {run_id} submitted: {n:,} subproblem{'' if n == 1 else 's'} in {messages} "
+                       f"message{'' if messages == 1 else 's'} on queue {queue_name} ({'; '.join(notes)})")
     if wait:  # its messages were just sent: the first scheduler round can wait its turn
         follow(app, ledger, run_id, executor, tick_now=False)
 

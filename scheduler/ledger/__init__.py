@@ -6,6 +6,8 @@ is :mod:`scheduler.db`.
   progress (and the status shown of a local run whose process died).
 * :mod:`.subproblems` — a frontier written as pending subproblems; their weights.
 * :mod:`.leases` — lease subproblems to workers; expire and release leases.
+* :mod:`.pulls` — a Celery worker staying on its run: its results for the next parcel of
+  the run's pending subproblems, in one transaction.
 * :mod:`.results` — record a result exactly once, with its donated frontier, solutions
   and sampled verification, in one transaction.
 * :mod:`.verifications` — the verifications of a ``--verify`` run (the sample, leases,
@@ -17,6 +19,7 @@ from .leases import (
     brief_of,
     exchange,
     expire_leases,
+    has_pending,
     lease_batch,
     lease_message,
     lease_one,
@@ -27,6 +30,7 @@ from .leases import (
     stale_pending,
     unlease,
 )
+from .pulls import Parcel, Pull, pull
 from .results import record, record_results
 from .runs import (
     CreatedRun,
@@ -49,8 +53,8 @@ from .runs import (
 from .subproblems import subproblem_rows, weights_of
 
 __all__ = [
-    "CreatedRun", "Exchange", "Progress", "RunBrief", "brief_of", "cancel_run", "close_run", "create_run", "exchange",
-    "expire_leases", "fail_run", "get_run", "has_open", "interrupt_run", "lease_batch", "lease_message", "lease_one",
-    "mark_queued", "measured_rate", "progress", "record", "record_closing", "record_estimate", "record_results", "release_leases",
+    "CreatedRun", "Exchange", "Parcel", "Progress", "Pull", "RunBrief", "brief_of", "cancel_run", "close_run", "create_run", "exchange",
+    "expire_leases", "fail_run", "get_run", "has_open", "has_pending", "interrupt_run", "lease_batch", "lease_message", "lease_one",
+    "mark_queued", "measured_rate", "progress", "pull", "record", "record_closing", "record_estimate", "record_results", "release_leases",
     "revive_run", "run_brief", "run_spec", "run_status", "searched_by_others", "stale_pending", "subproblem_rows", "unlease", "weights_of",
 ]

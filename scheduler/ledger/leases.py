@@ -48,7 +48,8 @@ _LEASE = (
 )
 
 
-def _task(row) -> Task:
+def task_of(row) -> Task:
+    """A leased row (id, run id, path, weight's numerator and denominator) as a task."""
     sub_id, run_id, path, num, den = row
     return Task(run_id=run_id, sub_id=sub_id, path=path_of(path), weight=Fraction(int(num), int(den)))
 
@@ -72,7 +73,13 @@ def _lease_rows(conn: Connection, run_id: int, owner: str, n: int, lease: float)
         return []
     expires = now + dt.timedelta(seconds=lease)
     rows = conn.execute(_LEASE_MANY, {"sub_ids": ids, "owner": owner, "expires": expires, "now": now}).all()
-    return [_task(row) for row in sorted(rows, key=lambda row: row[0])]
+    return [task_of(row) for row in sorted(rows, key=lambda row: row[0])]
+
+
+def lease_ids(conn: Connection, sub_ids: Sequence[int], owner: str, now: dt.datetime, expires: dt.datetime) -> list:
+    """Lease these subproblems where they are still leasable, in the transaction ``conn``
+    is in (one conditional UPDATE): the rows leased (see :func:`task_of`), in any order."""
+    return conn.execute(_LEASE_MANY, {"sub_ids": list(sub_ids), "owner": owner, "expires": expires, "now": now}).all()
 
 
 def lease_batch(ledger: Ledger, run_id: int, owner: str, n: int, lease_seconds: float) -> list[Task]:
@@ -136,7 +143,7 @@ def lease_one(ledger: Ledger, sub_id: int, owner: str) -> tuple[Task, RunBrief] 
         expires = now + dt.timedelta(seconds=run.options.lease_seconds())
         if conn.execute(_LEASE, {"sub_id": sub_id, "owner": owner, "expires": expires, "now": now}).rowcount != 1:
             return None
-        return _task(row), run
+        return task_of(row), run
 
 
 def lease_message(ledger: Ledger, run_id: int, sub_ids: Sequence[int], owner: str) -> tuple[RunBrief | None, list[Task]]:
@@ -212,7 +219,7 @@ def _remember_lease(run: RunBrief) -> None:
 def _in_order(sub_ids: Sequence[int], rows) -> list[Task]:
     """The leased rows as tasks, in the order of ``sub_ids`` (each once)."""
     by_id = {row[0]: row for row in rows}
-    return [_task(by_id[sub_id]) for sub_id in dict.fromkeys(sub_ids) if sub_id in by_id]
+    return [task_of(by_id[sub_id]) for sub_id in dict.fromkeys(sub_ids) if sub_id in by_id]
 
 
 def unlease(ledger: Ledger, sub_ids: Sequence[int], owner: str) -> None:
@@ -297,10 +304,18 @@ def stale_pending(ledger: Ledger, run_id: int, older_than: float, limit: int = 1
         )
 
 
-def searched_by_others(conn: Connection, run_id: int, owner: str) -> bool:
-    """Whether a worker other than ``owner`` holds a live lease on a subproblem of the run
-    (someone is searching: a worker out of work may ask it for some)."""
+def has_pending(conn: Connection, run_id: int) -> bool:
+    """Whether the run has a pending subproblem (one a worker staying on the run may pull)."""
+    return conn.execute(select(SUB.c.id).where(SUB.c.run_id == run_id, SUB.c.state == SubproblemState.PENDING)
+                        .limit(1)).first() is not None
+
+
+def searched_by_others(conn: Connection, run_id: int, owner: str | None) -> bool:
+    """Whether a worker other than ``owner`` (None: any worker) holds a live lease on a
+    subproblem of the run (someone is searching: a worker out of work may ask it for some;
+    a worker staying on the run pulls its pending subproblems)."""
+    others = () if owner is None else (SUB.c.lease_owner != owner,)
     return conn.execute(
-        select(SUB.c.id).where(SUB.c.run_id == run_id, SUB.c.state == SubproblemState.LEASED,
-                               SUB.c.lease_owner != owner, SUB.c.lease_expires >= utcnow()).limit(1)
+        select(SUB.c.id).where(SUB.c.run_id == run_id, SUB.c.state == SubproblemState.LEASED, *others,
+                               SUB.c.lease_expires >= utcnow()).limit(1)
     ).first() is not None

@@ -202,6 +202,15 @@ def record_closing(ledger: Ledger, run_id: int, outcomes: Sequence[Outcome], *, 
         return recorded, _close(conn, run_id)
 
 
+def close_if_done(conn: Connection, run_id: int) -> bool:
+    """In a transaction: close the run if nothing of it is open any more, its row locked
+    first (see :func:`record_closing`); True when this call closed it."""
+    conn.execute(_LOCK_RUN, {"run_id": run_id})
+    if conn.execute(_HAS_OPEN, {"run_id": run_id}).first() is not None:
+        return False
+    return _close(conn, run_id)
+
+
 def close_run(ledger: Ledger, run_id: int) -> bool:
     """Close a running run whose subproblems are all done: exact totals, timings, and the
     check that finished weights add up to 1.  True when this call closed it."""

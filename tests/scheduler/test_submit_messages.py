@@ -13,6 +13,7 @@ from sqlalchemy import select
 from tc_helpers import make_run
 from scheduler.celery_config import SOLVE_TASK_NAME
 from scheduler.cli import cli
+from scheduler import ledger as L
 from scheduler.db import open_ledger
 from scheduler.models import Subproblem
 from scheduler.runner import CeleryExecutor, execute_one, tick
@@ -75,18 +76,34 @@ class KeptMessages(CeleryExecutor):
         return 0
 
 
-def test_a_scheduler_round_sends_lost_subproblems_packed_at_the_runs_rate(sqlite_url):
+@pytest.mark.parametrize("verified", [False, True])
+def test_a_scheduler_round_sends_lost_subproblems_packed_at_the_runs_rate(sqlite_url, verified):
+    """Nobody on the run: its pending subproblems go out again, packed at the rate the run
+    has shown — for a run that pulls, a message for each worker it was planned for (2
+    here; they pull the rest), for a verified run every one of them."""
     ledger = open_ledger(sqlite_url)
-    run_id = make_run(ledger, "dominoes-4x5", depth=2, executor="celery")
+    run_id = make_run(ledger, "dominoes-4x5", depth=2, executor="celery", workers=2,
+                      **({"verify": 0.5, "verify_seed": 1} if verified else {}))
     with ledger.session() as s:
         ids = list(s.scalars(select(Subproblem.id).where(Subproblem.run_id == run_id).order_by(Subproblem.id)))
     unmeasured = KeptMessages()
     tick(ledger, unmeasured, grace=0, run_ids=[run_id])  # nothing done yet: no rate, one each
-    assert unmeasured.sent == [[i] for i in ids]
+    assert unmeasured.sent == [[i] for i in ids][:None if verified else 2]
     assert execute_one(ledger, ids[0], None) == "recorded"  # the run's rate, measured
     measured = KeptMessages()
     tick(ledger, measured, grace=0, run_ids=[run_id])
     assert measured.sent == [ids[1:]]  # milliseconds of work: one message
+
+
+def test_a_scheduler_round_leaves_a_run_its_workers_pull_to_them(sqlite_url):
+    """A worker holds a live lease on the run: it pulls the run's pending subproblems
+    itself, however long they have waited, so nothing is sent again."""
+    ledger = open_ledger(sqlite_url)
+    run_id = make_run(ledger, "dominoes-4x5", depth=2, executor="celery", workers=2)
+    L.lease_batch(ledger, run_id, "celery:elsewhere:1", 1, 60)
+    kept = KeptMessages()
+    tick(ledger, kept, grace=0, run_ids=[run_id])
+    assert kept.sent == []
 
 
 def test_the_queue_size_is_asked_over_one_kept_connection(broker_url, queue):

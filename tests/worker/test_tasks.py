@@ -63,7 +63,11 @@ def test_a_batch_records_each_subproblem_and_closes_the_run(any_url):
     assert execute_batch(ledger, run_id, ids, None) == ["skipped"] * len(ids)  # delivered again
 
 
-def test_the_rest_is_handed_back_once_the_message_time_has_passed(sqlite_url):
+def test_after_a_messages_time_the_worker_leaves_its_run_and_invites_another(sqlite_url):
+    """A worker stays on its run (pulling its pending subproblems) at most
+    ``MESSAGE_SECONDS``: then what it has not started goes back to the ledger, a message
+    with no subproblems invites a worker back to the run, and the worker returns to the
+    queue, where other runs' messages wait their turn."""
     ledger = open_ledger(sqlite_url)
     run_id = make_run(ledger, "dominoes-4x5", depth=2, executor="celery")
     ids = sub_ids(ledger, run_id)
@@ -73,16 +77,50 @@ def test_the_rest_is_handed_back_once_the_message_time_has_passed(sqlite_url):
     executor = SentMessages()
     happened = execute_batch(ledger, run_id, ids, executor, clock=clock)
     assert happened == ["recorded", "recorded"] + ["handed back"] * (len(ids) - 2)
-    sent = [i for name, (run, batch) in executor.sent for i in batch if name == SOLVE_TASK_NAME and run == run_id]
-    assert sent == ids[2:]  # in order, each once, to be taken by whichever worker is free
+    assert executor.sent == [(SOLVE_TASK_NAME, [run_id, []])]  # the invitation, and nothing else
+    assert states(ledger, run_id) == {"done": 2, "pending": len(ids) - 2}
+    assert execute_batch(ledger, run_id, [], executor) == []  # the invited worker pulls the rest
+    run = L.get_run(ledger, run_id)
+    assert (run.status, run.solutions) == ("done", 95)
+
+
+def test_a_verified_runs_rest_goes_back_to_the_queue_once_the_message_time_has_passed(sqlite_url):
+    """A verified run does not pull (its subproblems stay as planned): a message's
+    unstarted subproblems are sent again, in order, for whichever worker is free."""
+    ledger = open_ledger(sqlite_url)
+    run_id = make_run(ledger, "dominoes-4x5", depth=2, executor="celery", verify=0.5, verify_seed=1)
+    ids = sub_ids(ledger, run_id)
+    ticks = count()
+    clock = lambda: MESSAGE_SECONDS * next(ticks) / 2  # noqa: E731
+    executor = SentMessages()
+    happened = execute_batch(ledger, run_id, ids, executor, clock=clock)
+    assert happened == ["recorded", "recorded"] + ["handed back"] * (len(ids) - 2)
+    sent = [i for name, (run, batch) in executor.sent if name == SOLVE_TASK_NAME and run == run_id for i in batch]
+    assert sent == ids[2:]
     assert states(ledger, run_id) == {"done": 2, "pending": len(ids) - 2}
     with ledger.session() as s:
         assert all(s.scalars(select(Subproblem.queued_at).where(Subproblem.id.in_(ids[2:]))))
 
 
-def test_donated_children_are_sent_packed(sqlite_url):
+def test_a_donated_frontier_is_pulled_by_the_worker_on_the_run(sqlite_url):
+    """Each search stops after 2,000 nodes and donates its frontier; the worker pulls the
+    donated subproblems (and theirs) from the ledger, sends nothing, and closes the run
+    with the exact count."""
     ledger = open_ledger(sqlite_url)
     run_id = make_run(ledger, "dominoes-6x6", depth=0, executor="celery", node_budget=2000)
+    (root,) = sub_ids(ledger, run_id)
+    executor = SentMessages()
+    assert execute_batch(ledger, run_id, [root], executor) == ["recorded"]
+    assert len(sub_ids(ledger, run_id, parent_id=root)) > 1
+    assert executor.sent == []
+    run = L.get_run(ledger, run_id)
+    assert (run.status, run.solutions) == ("done", 6728)
+
+
+def test_a_verified_runs_donated_children_are_sent_packed(sqlite_url):
+    ledger = open_ledger(sqlite_url)
+    run_id = make_run(ledger, "dominoes-6x6", depth=0, executor="celery", node_budget=2000, verify=0.5,
+                      verify_seed=1)
     (root,) = sub_ids(ledger, run_id)
     executor = SentMessages()
     assert execute_batch(ledger, run_id, [root], executor) == ["recorded"]
@@ -101,5 +139,5 @@ def test_the_task_takes_one_id_or_a_list(sqlite_url, monkeypatch):
     run_id = make_run(ledger, "dominoes-4x5", depth=2, executor="celery")
     first, *rest = sub_ids(ledger, run_id)
     assert solve_subproblems(run_id, first) == ["recorded"]  # a message sent before batching
-    assert solve_subproblems(run_id, rest) == ["recorded"] * len(rest)
-    assert L.get_run(ledger, run_id).status == "done"
+    assert L.get_run(ledger, run_id).status == "done"  # its worker pulled the rest
+    assert solve_subproblems(run_id, rest) == ["skipped"] * len(rest)
