@@ -57,9 +57,10 @@ def before_the_run(prepared: PreparedRun) -> str | None:
     return method_line(prepared.options)
 
 
-def plural(n: int, word: str) -> str:
-    """``1 solution``, ``2 solutions``, ``1,244 solutions``."""
-    return f"{n:,} {word}{'' if n == 1 else 's'}"
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``1 solution``, ``2 solutions``, ``1,244 solutions``; ``many``: the plural where it
+    is not the word and an ``s`` (``2 worker processes``)."""
+    return f"{n:,} {word if n == 1 else many or word + 's'}"
 
 
 def known_counts(known: dict[str, int] | None) -> str:

@@ -178,7 +178,7 @@ def submit(app: App, request: RunRequest, queue: str | None, wait: bool) -> None
             click.echo(render.headline(run_summary(ledger, run_id)) + " (while planning: nothing left to queue)")
         else:
             verify = prepared.options.verify
-            notes = [f"{render.plural(serving, 'worker process')} serving it" if serving
+            notes = [f"{render.plural(serving, 'worker process', 'worker processes')} serving it" if serving
                      else "no worker has announced itself on it"]
             if held:
                 notes.append(f"the other {held:,} wait in the ledger for the workers to pull")

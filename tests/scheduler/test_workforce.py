@@ -108,3 +108,20 @@ def _body(raw: bytes) -> str:
     message = json.loads(raw)
     body = message["body"]
     return base64.b64decode(body).decode() if message.get("properties", {}).get("body_encoding") == "base64" else body
+
+
+def test_submit_says_whom_it_planned_for(broker_url, sqlite_url, client, queue, monkeypatch):
+    monkeypatch.setenv("TILECENSUS_DB_URL", sqlite_url)
+    monkeypatch.setenv("TILECENSUS_BROKER_URL", broker_url)
+    announced = [Announcement(client, [queue], member=f"w{i}:{secrets.token_hex(2)}") for i in range(2)]
+    for a in announced:
+        a.announce()
+    try:
+        out = CliRunner().invoke(cli, ["submit", QUEENS, "--split-depth", "3", "--queue", queue], catch_exceptions=False)
+    finally:
+        for a in announced:
+            a.stop()
+        client.delete(queue)
+    line = out.output.splitlines()[-1]
+    assert f"on queue {queue} (2 worker processes serving it; the other " in line
+    assert line.endswith(" wait in the ledger for the workers to pull)")
