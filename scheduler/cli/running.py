@@ -179,7 +179,9 @@ def submit(app: App, request: RunRequest, queue: str | None, wait: bool) -> None
         else:
             verify = prepared.options.verify
             notes = [f"{render.plural(serving, 'worker process', 'worker processes')} serving it" if serving
-                     else "no worker has announced itself on it"]
+                     else f"no worker has announced itself on it: planned for {CLUSTER_WORKERS}"
+                     if executor.requests is not None
+                     else f"workers are counted on a Redis broker only: planned for {CLUSTER_WORKERS}"]
             if held:
                 notes.append(f"the other {held:,} wait in the ledger for the workers to pull")
             if verify:

@@ -101,7 +101,7 @@ def test_submit_prints_the_estimate(sqlite_url, broker_url, queue):
     estimate, submitted = r.stdout.splitlines()
     assert estimate.startswith("estimate: ") and " nodes (95% " in estimate and "random paths" in estimate
     assert " on one core here; " in estimate
-    assert submitted.endswith(f" on queue {queue} (no worker has announced itself on it; "
+    assert submitted.endswith(f" on queue {queue} (no worker has announced itself on it: planned for 8; "
                               "verifying a random 50% of the complete ones)")
     quiet = run_cli("submit", "dominoes-4x5", "--no-estimate", "--queue", queue, db_url=sqlite_url, broker=broker_url,
                     check=True)
