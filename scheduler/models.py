@@ -89,6 +89,8 @@ class Subproblem(Base):
     __table_args__ = (
         UniqueConstraint("run_id", "path", name="uq_subproblems_run_path"),
         Index("ix_subproblems_run_state", "run_id", "state"),
+        # a Celery worker's pull: the run's heaviest pending subproblems (scheduler/ledger/pulls.py)
+        Index("ix_subproblems_run_state_weight", "run_id", "state", "weight_f", "id"),
     )
 
     id: Mapped[int] = mapped_column(Key, primary_key=True, autoincrement=True)

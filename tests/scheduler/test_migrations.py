@@ -37,14 +37,25 @@ def test_0002_keeps_the_runs_of_0001(any_url):
         conn.execute(text(
             "INSERT INTO runs (name, kind, spec, spec_hash, mode, options, executor, status, n_planned, created_at) "
             "VALUES ('old', 'polyform', '{}', 'h', 'count', '{}', 'local', 'done', 0, CURRENT_TIMESTAMP)"))
-    assert upgrade(ledger.engine) == head_revision() == "0002"
+    assert upgrade(ledger.engine) == head_revision() == "0003"
     run = get_run(ledger, 1)
     assert (run.name, run.verify_fraction, run.estimated_nodes) == ("old", None, None)
     _downgrade(ledger, "0001")
     assert current_revision(ledger.engine) == "0001"
     with ledger.engine.connect() as conn:
         assert conn.execute(text("SELECT name FROM runs")).scalar_one() == "old"
-    assert upgrade(ledger.engine) == "0002"
+    assert upgrade(ledger.engine) == "0003"
+
+
+def test_0003_indexes_the_pending_by_weight_and_goes_back(any_url):
+    from sqlalchemy import inspect
+
+    ledger = open_ledger(any_url)
+    names = lambda: {ix["name"] for ix in inspect(ledger.engine).get_indexes("subproblems")}  # noqa: E731
+    assert "ix_subproblems_run_state_weight" in names()
+    _downgrade(ledger, "0002")
+    assert "ix_subproblems_run_state_weight" not in names()
+    assert upgrade(ledger.engine) == "0003"
 
 
 def _downgrade(ledger, revision: str) -> None:
