@@ -13,7 +13,7 @@ import time
 import pytest
 from sqlalchemy import func, select
 
-from conftest import (
+from services import (
     SESSION_TAG, Processes, create_pg_database, drop_pg_database, redis_up, run_cli, start_redis,
 )
 from tc_helpers import finished_weight

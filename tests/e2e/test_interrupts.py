@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, cli_env, run_cli
+from services import ROOT, cli_env, run_cli
 from processes import process_running as _running
 
 pytestmark = pytest.mark.e2e

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from conftest import run_cli
+from services import run_cli
 from scheduler.db import open_ledger
 from scheduler.ledger import get_run
 from scheduler.models import Subproblem, Verification

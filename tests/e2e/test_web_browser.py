@@ -13,7 +13,7 @@ import urllib.request
 
 import pytest
 
-from conftest import run_cli
+from services import run_cli
 
 pytestmark = pytest.mark.e2e
 

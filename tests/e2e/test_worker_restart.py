@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli
+from services import run_cli
 from test_distributed import check_run, submit, wait_done
 
 pytestmark = pytest.mark.e2e
