@@ -27,7 +27,8 @@ from typing import Any, Callable, Sequence
 
 from core.errors import PathError
 
-from .batches import CLUSTER_WORKERS, GUIDED_SHARE, MESSAGE_FLOOR_SECONDS, MESSAGE_SECONDS, message_target, pack, seconds_per_weight
+from .batches import (CLUSTER_WORKERS, GUIDED_SHARE, MESSAGE_FLOOR_SECONDS, MESSAGE_SECONDS, message_target, pack,
+                      seconds_per_weight)
 from .celery_config import SOLVE_TASK_NAME, VERIFY_TASK_NAME, checked_broker_url, make_app
 from .ledger import (
     Parcel,
@@ -531,7 +532,8 @@ class CeleryExecutor:
 
     def dispatch(self, run_id: int, sub_ids: Sequence[int], queue: str, ledger: Ledger | None = None, *,
                  weights: Sequence[Fraction] | None = None, rate: float | None = None,
-                 target: float = MESSAGE_SECONDS, share: int | None = None, at_most: int | None = None) -> list[list[int]]:
+                 target: float = MESSAGE_SECONDS, share: int | None = None,
+                 at_most: int | None = None) -> list[list[int]]:
         """Stamp the subproblems as queued (when given the ledger), then send them packed
         into messages by their estimated seconds (:func:`scheduler.batches.pack`: weight
         x ``rate`` up to ``target`` a message, guided by ``share``, the workers the run

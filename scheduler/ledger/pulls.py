@@ -7,15 +7,15 @@ in the ledger as pending rows.  A worker that has solved its message's subproble
 on the run and pulls those rows itself: each pull records what it solved since the last
 one and leases the next parcel — the heaviest pending subproblems of a count, a listing's
 in search order, up to 1/``share`` of the pending work (guided self-scheduling: big
-parcels first, small ones toward the end; :class:`Parcel`).  A pull that finds nothing pending closes the
-run when nothing of it is open any more.
+parcels first, small ones toward the end; :class:`Parcel`).  A pull that finds nothing
+pending closes the run when nothing of it is open any more.
 
 Measured against a message for each parcel (2026-12-02, the pentacube box on two Celery
-workers, runs alternating): a message cost a worker its Celery hand-over, a lease and a
-closing record, three exchanges with two other processes on a machine whose two cores
-both search; a pull is one exchange with the database.  Two messages a run where there
-were eleven, and the workers' time between searches 83 ms a run instead of 110
-(docs/performance.md, "Distributed runs").
+workers): a message cost a worker its Celery hand-over, a lease and a closing record,
+three exchanges with two other processes on a machine whose two cores both search; a
+pull is one exchange with the database.  Two messages a run where there were eleven, and
+a worker's time between searches 73-78 ms a run instead of 110-135 (docs/performance.md,
+"Distributed runs").
 """
 from __future__ import annotations
 
@@ -104,9 +104,9 @@ def pull(ledger: Ledger, run_id: int, owner: str, outcomes: Sequence[Outcome], p
          lease_seconds: float) -> Pull:
     """Record ``outcomes`` (their donated frontiers stay pending here, for whoever pulls
     next) and lease ``owner`` the run's next parcel, in one transaction; when none is
-    pending, close the run if nothing of it is open any more (a second transaction).  Nothing is leased from a
-    run that is not running.  On PostgreSQL the results and the parcel go in one
-    pipeline: one round trip."""
+    pending, close the run if nothing of it is open any more (a second transaction).
+    Nothing is leased from a run that is not running.  On PostgreSQL the results and the
+    parcel go in one pipeline: one round trip."""
     now = utcnow()
     expires = now + dt.timedelta(seconds=lease_seconds)
     with ledger.engine.begin() as conn:
