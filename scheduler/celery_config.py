@@ -50,6 +50,12 @@ def checked_broker_url(url: str | None = None) -> str:
     return url
 
 
+def is_redis_url(url: str) -> bool:
+    """Whether the broker URL is a Redis one (``redis://``, ``rediss://``, ``redis+socket://``):
+    work requests and worker announcements go through the broker's Redis."""
+    return url.split("://", 1)[0].split("+", 1)[0] in ("redis", "rediss")
+
+
 def _without_password(url: str) -> str:
     """The URL with its password replaced by ``***``, for messages."""
     from urllib.parse import urlsplit

@@ -499,7 +499,7 @@ class CeleryExecutor:
                 if queue is not None:
                     producer.maybe_declare(self.app.amqp.queues[queue])
         except Exception as exc:  # kombu raises a variety of OSError / OperationalError types
-            raise BrokerError(f"cannot reach the broker {safe_url(self.url)}: {str(exc).splitlines()[0]}") from exc
+            raise self._unreachable(exc) from exc
         self.app.backend  # noqa: B018 -- loaded on the first message otherwise (16 ms)
 
     def workforce(self, queue: str) -> int | None:
@@ -516,7 +516,11 @@ class CeleryExecutor:
         try:
             return workforce(requests.redis, queue) or None
         except redis.RedisError as exc:
-            raise BrokerError(f"cannot reach the broker {safe_url(self.url)}: {str(exc).splitlines()[0]}") from exc
+            raise self._unreachable(exc) from exc
+
+    def _unreachable(self, exc: BaseException) -> BrokerError:
+        """The broker did not answer: the one line a command prints."""
+        return BrokerError(f"cannot reach the broker {safe_url(self.url)}: {str(exc).splitlines()[0]}")
 
     @property
     def outage_errors(self) -> tuple[type[BaseException], ...]:

@@ -85,7 +85,9 @@ class WorkRequests:
     @classmethod
     def for_broker(cls, url: str) -> "WorkRequests | None":
         """Requests over the broker's Redis; None for another broker."""
-        if url.split("://", 1)[0].split("+", 1)[0] not in ("redis", "rediss"):
+        from .celery_config import is_redis_url
+
+        if not is_redis_url(url):
             return None
         import redis
 

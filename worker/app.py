@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from celery import signals
 
-from scheduler.celery_config import make_app
+from scheduler.celery_config import is_redis_url, make_app
 from scheduler.workforce import Announcement
 
 app = make_app()
@@ -24,7 +24,7 @@ _announcement: list[Announcement] = []
 def _announce(**_) -> None:
     """A pool process starts: announce it on its worker's queues (a Redis broker only)."""
     url = app.conf.broker_url or ""
-    if url.split("://", 1)[0].split("+", 1)[0] not in ("redis", "rediss"):
+    if not is_redis_url(url):
         return
     import redis
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Sequence
 
 from sqlalchemy import Connection, bindparam, select
@@ -119,8 +118,7 @@ def pull(ledger: Ledger, run_id: int, owner: str, outcomes: Sequence[Outcome], p
             recorded = record_all(conn, outcomes, queued=True)
             rows = _pull_rows(conn, run_id, owner, parcel, now, expires)
         if rows:
-            by_id = {row[0]: row for row in rows}
-            return Pull(recorded, [task_of(by_id[i]) for i in _in_parcel_order(rows, parcel)])
+            return Pull(recorded, _in_parcel_order([task_of(row) for row in rows], parcel))
     # nothing pending: the run closed if nothing of it is open, in a transaction of its own
     # that locks the run's row and nothing else (the results' rows, locked above, then the
     # run's row deadlocked against a message's closing record, which locks the run's row
@@ -129,13 +127,13 @@ def pull(ledger: Ledger, run_id: int, owner: str, outcomes: Sequence[Outcome], p
         return Pull(recorded, [], close_if_done(conn, run_id))
 
 
-def _in_parcel_order(rows, parcel: Parcel) -> list[int]:
-    """The leased ids in the parcel's order (a statement returns its rows in any order):
+def _in_parcel_order(tasks: list[Task], parcel: Parcel) -> list[Task]:
+    """The leased tasks in the parcel's order (a statement returns its rows in any order):
     heaviest first, the last planned or donated first among equals, as the index reads
     them (a count's order among equal weights is of no matter); or by id."""
     if parcel.heaviest_first:
-        return [row[0] for row in sorted(rows, key=lambda r: (-Fraction(int(r[3]), int(r[4])), -r[0]))]
-    return sorted(row[0] for row in rows)
+        return sorted(tasks, key=lambda t: (-t.weight, -t.sub_id))
+    return sorted(tasks, key=lambda t: t.sub_id)
 
 
 def _pull_params(run_id: int, owner: str, parcel: Parcel, expires: dt.datetime) -> dict:

@@ -193,13 +193,10 @@ def record_closing(ledger: Ledger, run_id: int, outcomes: Sequence[Outcome], *, 
                                                 before=[(_LOCK_RUN_PG, {"run_id": run_id})],
                                                 after=[(_HAS_OPEN_PG, {"run_id": run_id, "open": OPEN_STATES})])
             still_open = looked[0] if looked is not None else conn.execute(_HAS_OPEN, {"run_id": run_id}).all()
-        else:
-            conn.execute(_LOCK_RUN, {"run_id": run_id})
-            recorded = record_all(conn, outcomes, queued=queued, sampling=sampling)
-            still_open = conn.execute(_HAS_OPEN, {"run_id": run_id}).all()
-        if still_open:
-            return recorded, False
-        return recorded, _close(conn, run_id)
+            return recorded, not still_open and _close(conn, run_id)
+        conn.execute(_LOCK_RUN, {"run_id": run_id})  # first, before the results' rows
+        recorded = record_all(conn, outcomes, queued=queued, sampling=sampling)
+        return recorded, close_if_done(conn, run_id)
 
 
 def close_if_done(conn: Connection, run_id: int) -> bool:
