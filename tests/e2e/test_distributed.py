@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import secrets
+import signal
 import subprocess
 import time
 
@@ -140,6 +141,29 @@ def freshly_leased(ledger, run_id: int, lease: float, within: float) -> bool:
     with ledger.session() as s:
         return s.scalar(select(func.count()).where(
             Subproblem.run_id == run_id, Subproblem.state == "leased", Subproblem.lease_expires > soon)) > 0
+
+
+def test_a_real_worker_announces_its_processes_and_a_run_is_planned_for_them(cluster):
+    """The cluster's worker (two pool processes) is counted on its queue; submit plans for
+    two — a message each, the rest left in the ledger, pulled — and the count is exact;
+    a worker stopped withdraws its processes."""
+    import redis
+
+    from scheduler.workforce import workforce
+
+    url, broker, queue, procs = cluster
+    client = redis.Redis.from_url(broker)
+    wait_until(lambda: workforce(client, queue) == 2)
+    out = run_cli("submit", "pentomino-6x10", "--by-search", "--split-depth", "2", "--queue", queue, "--json",
+                  "--no-progress", db_url=url, broker=broker, check=True).stdout
+    submitted = json.loads(out.splitlines()[0])
+    assert submitted["workers"] == 2 and submitted["messages"] <= 2 and submitted["held"] > 0
+    wait_done(url, submitted["run_id"], procs)
+    check_run(url, submitted["run_id"], "pentomino-6x10", expected=9356)
+    extra = procs.worker(url, broker, queue, concurrency=1)
+    wait_until(lambda: workforce(client, queue) == 3)
+    procs.kill(extra, signal.SIGTERM)
+    wait_until(lambda: workforce(client, queue) == 2)
 
 
 def test_kill_9_a_worker_mid_run(pg_url, broker_url, queue, processes):
