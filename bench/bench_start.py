@@ -10,7 +10,9 @@ Start-up, each the best of ``--repeat`` fresh processes (wall time, from fork to
 
 * ``tilecensus --help`` (target under 0.2 s);
 * ``tilecensus solve pentomino-6x10 --no-progress`` on a SQLite ledger that already
-  exists (target under 0.5 s) and on a fresh one each time (Alembic creates the schema).
+  exists (target under 0.5 s) and on a fresh one each time (Alembic creates the schema);
+* for scale, what the host sets under them: the interpreter doing nothing, and
+  ``import sqlalchemy.orm`` (the ledger's library; on a slow host alone near the target).
 
 Build (``--build``): ``dominoes-200x200`` read, its placements found and its cover
 loaded into the kernel, in one fresh process, timed inside it; then what ``solve`` does
@@ -41,7 +43,8 @@ ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 TILECENSUS = str(BIN / "tilecensus")
 
-TARGETS = {"--help": 0.2, "solve, ledger exists": 0.5, "solve, fresh ledger": None}
+TARGETS = {"--help": 0.2, "solve, ledger exists": 0.5, "solve, fresh ledger": None, "python, nothing": None,
+           "import sqlalchemy": None}
 
 BUILD = """
 import time
@@ -108,6 +111,10 @@ def start_up(repeat: int) -> dict[str, tuple[float, float]]:
             "--help": best([*command(), "--help"], repeat, lambda i: child_env()),
             "solve, ledger exists": best(solve, repeat, lambda i: child_env(kept)),
             "solve, fresh ledger": best(solve, repeat, lambda i: child_env(f"sqlite:///{tmp}/fresh{i + 1}.sqlite")),
+            # what the host sets under any command: the interpreter, and the ledger's library
+            # (the larger half of a solve's start; the host's speed moves both)
+            "python, nothing": best([sys.executable, "-c", "pass"], repeat, lambda i: child_env()),
+            "import sqlalchemy": best([sys.executable, "-c", "import sqlalchemy.orm"], repeat, lambda i: child_env()),
         }
 
 

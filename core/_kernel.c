@@ -390,14 +390,16 @@ static int Problem_init(Problem *p, PyObject *args, PyObject *kw) {
                 for (int32_t i = 0; i < n_items; i++)
                     for (int32_t e = p->item_start[i]; e < p->item_start[i + 1]; e++)
                         p->item_bits[(size_t)i * OW + p->item_opt[e] / 64] |= (word_t)1 << (p->item_opt[e] % 64);
-                for (int32_t o = 0; o < n_opt; o++)
+                /* an option conflicts with the options of each of its items: the OR of
+                   their rows (whole words; setting bit by bit took 5 ms of the pentacube
+                   box's 8 ms compile) */
+                for (int32_t o = 0; o < n_opt; o++) {
+                    word_t *row = p->conflict + (size_t)o * OW;
                     for (int32_t k = p->opt_start[o]; k < p->opt_start[o + 1]; k++) {
-                        int32_t i = p->opt_item[k];
-                        for (int32_t e = p->item_start[i]; e < p->item_start[i + 1]; e++) {
-                            int32_t q = p->item_opt[e];
-                            p->conflict[(size_t)o * OW + q / 64] |= (word_t)1 << (q % 64);
-                        }
+                        const word_t *bits = p->item_bits + (size_t)p->opt_item[k] * OW;
+                        for (int32_t w = 0; w < OW; w++) row[w] |= bits[w];
                     }
+                }
                 p->n_owords = OW;
             }
         }

@@ -17,6 +17,7 @@ option and the problem — never a ``TypeError`` from deep inside.
 """
 from __future__ import annotations
 
+import math
 import threading
 import time
 from dataclasses import dataclass, replace
@@ -260,6 +261,13 @@ LEVELS_MAX_TRANSITIONS = 1_500_000_000
 #: the longest the search's trial may take: 10,000 nodes of the 200x200 domino board took
 #: 72 s (each node scans its 79,600 placements), where small covers take milliseconds
 TRIAL_SECONDS_AT_MOST = 1.0
+#: a budget stop hands back its frontier: the untried siblings of each node on its path,
+#: each as a whole path, so a trial of N nodes down a tree D levels deep hands back about
+#: N x D option ids (and the planner as many Python integers).  Trials are cut to keep that
+#: under this many ids: the 200x200 domino board's solutions are 20,000 levels deep, and its
+#: 10,000-node trial handed back 19,808 paths of up to 10,000 ids each, 5 s in the kernel
+#: and 15 s more in Python, where 2,048 nodes take 0.3 s (2026-12-02)
+TRIAL_FRONTIER_IDS = 1 << 21
 #: the search must beat levels on the same unit by this much to be chosen over them
 LEVELS_MARGIN = 1.5
 #: levels are chosen without a race where the search's quick trial (its share of the unit
@@ -304,7 +312,7 @@ def choose_method(problem: Searchable, options: SolverOptions, *, whole_count: b
        the same rule applied to its time, so the choice takes the longer of the two
        instead of their sum.
     3. Otherwise the search's trial of the whole count, carried on from the quick trial to
-       :data:`~core.frontier.AUTO_TRIAL_NODES` nodes (at most
+       :func:`trial_nodes` nodes (at most
        :data:`TRIAL_SECONDS_AT_MOST`: a node of a huge cover costs milliseconds): a count
        that ends there is the answer; one that the trial's share of the tree puts under
        :data:`SMALL_SECONDS` is carried on to the end, within :data:`SMALL_TRIALS` trials'
@@ -339,11 +347,12 @@ def choose_method(problem: Searchable, options: SolverOptions, *, whole_count: b
     why_not = refusal(ec)
     unit_path, searcher = _first_unit(solver)
     quick = _quick_trial(searcher)
+    nodes = trial_nodes(ec)
     trial = None
     if quick.complete:  # levels could save less than they cost to measure
         unit_note = "the whole count" if not unit_path else "its first unit"
         why_not = f"{unit_note} took the search {quick.stats.seconds:.2g} s, levels not measured"
-        trial = _whole_trial(solver, unit_path, quick)
+        trial = _whole_trial(solver, unit_path, quick, nodes)
         if trial.complete:
             return MethodChoice(searched, f"search: {why_not} (under {QUICK_UNIT_SECONDS} s)", solver, trial)
     if why_not is None:
@@ -355,35 +364,42 @@ def choose_method(problem: Searchable, options: SolverOptions, *, whole_count: b
         if by_levels is not None:
             return by_levels
     if trial is None:
-        trial = _whole_trial(solver, unit_path, quick)
+        trial = _whole_trial(solver, unit_path, quick, nodes)
     if trial.complete:  # measuring another method would cost more than it could save
-        return MethodChoice(searched, f"search: the tree ended within its {AUTO_TRIAL_NODES:,}-node trial "
+        return MethodChoice(searched, f"search: the tree ended within its {nodes:,}-node trial "
                                       f"({trial.stats.seconds:.2g} s)", solver, trial)
     if trial.stats.seconds / max(float(trial.weight_done), 1e-12) < SMALL_SECONDS:
-        whole = _carried_on(solver, trial, (SMALL_TRIALS - 1) * AUTO_TRIAL_NODES)
+        whole = _carried_on(solver, trial, (SMALL_TRIALS - 1) * nodes)
         if whole.complete:
             return MethodChoice(searched, f"search: its trial finished {float(trial.weight_done):.0%} of the tree, "
                                           f"the rest within {SMALL_TRIALS - 1} trials' nodes more", solver, whole)
     notes = [f"not levels: {why_not}" if why_not else "levels gave up"]
     size = trial.stats.seconds / max(float(trial.weight_done), 1e-12)
-    if size < RACE_SECONDS or bitboard_refusal(ec) is not None:
-        return MethodChoice(searched, f"search: its trial finished {float(trial.weight_done):.0%} of the tree; "
-                                      + notes[0], solver, partial=trial)
+    searched_note = f"search: its trial finished {float(trial.weight_done):.0%} of the tree; " + notes[0]
+    if size < RACE_SECONDS:
+        return MethodChoice(searched, searched_note, solver, partial=trial)
     race = _StateSearch(solver, trial, ec.n_options)
-    # a second worker would wait for the race: the lightest pieces of the trial are searched beside it
+    # a second worker would wait for the race: the lightest pieces of the trial are searched
+    # beside it, from before the bitboard's refusal (classifying the items is Python, 10 ms
+    # on the pentacube box, that the search beside need not wait for)
     beside = _PiecesBeside(solver, race) if side_by_side else None
+    states: list[tuple[int, ...]] = []
     try:
-        states, search_seconds = race.find()
-        times = {Method.SEARCH: search_seconds}
-        # the bitboard need not be timed past the point where it has lost by a margin
-        limit = RACE_LIMIT * search_seconds + 0.01
-        if states:
-            bitboard = _kernel(ec, problem.search_hints(), replace(options, method=Method.BITBOARD))
-            times[Method.BITBOARD] = _race_time(bitboard, states, limit)
+        no_bitboard = bitboard_refusal(ec)
+        if no_bitboard is None:
+            states, search_seconds = race.find()
+            times = {Method.SEARCH: search_seconds}
+            # the bitboard need not be timed past the point where it has lost by a margin
+            limit = RACE_LIMIT * search_seconds + 0.01
+            if states:
+                bitboard = _kernel(ec, problem.search_hints(), replace(options, method=Method.BITBOARD))
+                times[Method.BITBOARD] = _race_time(bitboard, states, limit)
     finally:
         if beside is not None:
             beside.finish()
     trial = race.carried()
+    if no_bitboard is not None:
+        return MethodChoice(searched, searched_note, solver, partial=trial)
     if not states:
         return MethodChoice(searched, "search: no state to race the bitboard on; " + notes[0], solver, partial=trial)
     # a near tie stays with the search: its trial goes on as the run's first subproblem, where
@@ -693,12 +709,24 @@ def _stopped(thread: threading.Thread, stop: threading.Event) -> None:
         handoff.clear()
 
 
-def _whole_trial(solver: Solver, unit_path: tuple[int, ...], quick: SolveResult) -> SolveResult:
-    """The search's trial of the whole count: :data:`~core.frontier.AUTO_TRIAL_NODES` nodes
-    in all (at most :data:`TRIAL_SECONDS_AT_MOST`), carried on from the quick trial of its
-    first unit (no node searched twice)."""
+def trial_nodes(ec: ExactCover) -> int:
+    """The nodes of the search's trial: :data:`~core.frontier.AUTO_TRIAL_NODES`, fewer for
+    a tree so deep that their frontier would pass :data:`TRIAL_FRONTIER_IDS` option ids
+    (its depth: the items over the mean option's size; a trial cannot go deeper than its
+    nodes, so 2,048 nodes are always allowed)."""
+    entries = sum(len(option) for option in ec.options)
+    depth = ec.n_primary * len(ec.options) // max(1, entries)
+    if depth * AUTO_TRIAL_NODES <= TRIAL_FRONTIER_IDS:
+        return AUTO_TRIAL_NODES
+    return max(math.isqrt(2 * TRIAL_FRONTIER_IDS), TRIAL_FRONTIER_IDS // max(1, depth))
+
+
+def _whole_trial(solver: Solver, unit_path: tuple[int, ...], quick: SolveResult, nodes: int) -> SolveResult:
+    """The search's trial of the whole count: ``nodes`` in all (:func:`trial_nodes`; at
+    most :data:`TRIAL_SECONDS_AT_MOST`), carried on from the quick trial of its first unit
+    (no node searched twice)."""
     start = solver.after_first(quick) if unit_path else quick
-    return _carried_on(solver, start, node_budget=max(1, AUTO_TRIAL_NODES - quick.stats.nodes),
+    return _carried_on(solver, start, node_budget=max(1, nodes - quick.stats.nodes),
                        seconds=max(1e-6, TRIAL_SECONDS_AT_MOST - quick.stats.seconds))
 
 

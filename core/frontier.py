@@ -255,12 +255,16 @@ def _band(ec: ExactCover) -> int:
     to its highest item that is itself some option's lead.  Items that lead no option (the
     pieces of a packing, secondary items) sit in the key's tail instead and do not count.
     On a board numbered row by row it is about the row length times the pieces' reach."""
-    leads = {min(i for i, _ in option) for option in ec.options if option and min(i for i, _ in option) < ec.n_primary}
+    n_primary = ec.n_primary
+    # an option's least entry (item, color) holds its lead: tuples compare item first
+    leads = {lead for lead, _ in map(min, filter(None, ec.options)) if lead < n_primary}
     widest = 0
     for option in ec.options:
         places = [i for i, _ in option if i in leads]
         if places:
-            widest = max(widest, max(places) - min(places))
+            width = max(places) - min(places)
+            if width > widest:
+                widest = width
     return widest
 
 

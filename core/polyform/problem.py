@@ -557,8 +557,8 @@ class PolyformProblem(Problem):
         items = []
         for g in self.group:
             image = list(range(ec.n_items))
-            for c, i in zip(self.board.order, cell_items):
-                image[i] = cell_base + index[g.cell(c)]
+            for c, i in zip(g.cells(self.board.order), cell_items):
+                image[i] = cell_base + index[c]
             for k, i in item_of_kind.items():
                 image[i] = item_of_kind[g.kinds[k]]
             items.append(tuple(image))

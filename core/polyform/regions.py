@@ -12,7 +12,13 @@ a region no combination of the pieces can fill.  Removing a placement from its r
   free, so the answer is remembered per (form, pattern of free cells): on an open board
   a few patterns serve every placement;
 * otherwise the seeds' regions are grown breadth first in lockstep, merging on contact;
-  once one is left growing, its size is ``K``'s less the others'.
+  once one is left growing, its size is ``K``'s less the others'.  Past
+  :data:`GROW_AT_MOST` cells grown with two or more still growing, the growth stops and
+  only the regions that finished are told: the placement is kept unless one of those is
+  of a size the pieces cannot fill.  Dropping placements is pruning, not counting — a
+  placement kept that no solution uses changes no count — and on a long thin board
+  the lockstep growth costs the smaller side, placement after placement (the 2x1000
+  domino strip: 13 s in all, every split one an even size both sides).
 
 A small board (at most :data:`BITWISE_CELLS` cells in its padded box) is flood-filled
 instead, a step of every region at once per shift of one integer holding the board as
@@ -34,6 +40,8 @@ from .board import Board
 from .shapes import NEIGHBOUR_STEPS, Cell, Form
 
 
+#: the lockstep growth of a split's regions stops past this many cells grown (see above)
+GROW_AT_MOST = 256
 #: boards of at most this many cells in their padded box are flood-filled bit-parallel
 #: (measured 2026-11-27: the 6x10 pentomino box, 96, in 97 ms against 135 ms by the local
 #: test; the 20x20 domino board, 484, in 47 ms against 13 ms)
@@ -160,7 +168,8 @@ class Regions:
     def _grow_apart(self, seeds: list[Cell], placed: set[Cell], whole: int) -> list[int]:
         """The sizes of the regions of the seeds, which together hold ``whole`` cells:
         grown a layer at a time side by side, merged where they meet, until at most one
-        is still growing (its size is what the finished ones leave of ``whole``)."""
+        is still growing (its size is what the finished ones leave of ``whole``); past
+        :data:`GROW_AT_MOST` cells grown, the sizes of those that finished."""
         parent = list(range(len(seeds)))
 
         def root(g: int) -> int:
@@ -171,12 +180,15 @@ class Regions:
 
         owner = {s: g for g, s in enumerate(seeds)}
         size = [1] * len(seeds)
+        grown = len(seeds)
         frontier: list[list[Cell]] = [[s] for s in seeds]
         while True:
             roots = {root(g) for g in range(len(seeds))}
             growing = [g for g in roots if frontier[g]]
             if len(growing) <= 1:
                 break
+            if grown > GROW_AT_MOST:
+                return [size[g] for g in roots if not frontier[g]]
             for g in growing:
                 g = root(g)
                 layer, frontier[g] = frontier[g], []
@@ -188,6 +200,7 @@ class Regions:
                         if o is None:
                             owner[n] = g
                             size[g] += 1
+                            grown += 1
                             frontier[g].append(n)
                         elif (h := root(o)) != g:
                             parent[h] = g

@@ -29,6 +29,13 @@ class Symmetry:
         z, y, x = apply(self.transform, c)
         return (z + self.offset[0], y + self.offset[1], x + self.offset[2])
 
+    def cells(self, cells: Sequence[Cell]) -> list[Cell]:
+        """:meth:`cell` of each of ``cells``, in order (one loop for a whole board: the
+        200x200 board's 40,000 cells, eight times over, while choosing a method)."""
+        (p0, p1, p2), (s0, s1, s2) = self.transform
+        o0, o1, o2 = self.offset
+        return [(s0 * c[p0] + o0, s1 * c[p1] + o1, s2 * c[p2] + o2) for c in cells]
+
     @property
     def is_identity(self) -> bool:
         return self.transform == ((0, 1, 2), (1, 1, 1)) and self.offset == (0, 0, 0)

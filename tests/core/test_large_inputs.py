@@ -4,7 +4,7 @@ plain flood fill), and the arithmetic that used to take minutes on big boards.""
 from __future__ import annotations
 
 import random
-from collections import deque
+from collections import Counter, deque
 from fractions import Fraction
 
 import pytest
@@ -156,3 +156,57 @@ def test_frontier_weights_along_one_stack_and_otherwise():
     apart = [(2, 3), (4,), ()]
     assert weights_of(apart) == [Fraction(1, 6), Fraction(1, 4), Fraction(1)]
     assert weights_of([]) == []
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_growth_cut_short_tells_only_sizes_that_are_there(seed, monkeypatch):
+    """Past GROW_AT_MOST cells grown, the lockstep growth tells the regions that finished
+    and no others: each size told is one of the flood fill's (a placement is then pruned
+    only for a region that is really there)."""
+    monkeypatch.setattr(regions_module, "BITWISE_CELLS", 0)
+    monkeypatch.setattr(regions_module, "GROW_AT_MOST", 3)
+    rng = random.Random(seed)
+    rows, cols = rng.randint(3, 10), rng.randint(8, 20)
+    free = frozenset((0, y, x) for y in range(rows) for x in range(cols) if rng.random() > 0.2)
+    regions = Regions(Board(1, rows, cols, free))
+    cut_short = 0
+    for form in FORMS:
+        for y in range(rows):
+            for x in range(cols):
+                cells = {(0, y + dy, x + dx) for _, dy, dx in form}
+                if cells <= free:
+                    told, truth = sorted(regions.touching(form, (0, y, x))), flood_sizes(set(free), cells)
+                    assert not Counter(told) - Counter(truth)
+                    cut_short += told != truth
+    assert cut_short > 0  # (the cap was reached)
+
+
+def test_a_strip_s_placements_are_found_without_growing_both_sides(monkeypatch):
+    """A vertical domino splits a 2xN strip in two; growing both sides to the end of the
+    smaller, placement after placement, took time in the square of N (the 2x1000 strip:
+    13 s).  Cut short, the growth costs at most about GROW_AT_MOST cells a placement, and
+    the strip's placements are all there (every split leaves two even sides)."""
+    monkeypatch.setattr(regions_module, "BITWISE_CELLS", 0)
+    monkeypatch.setattr(regions_module, "GROW_AT_MOST", 16)
+    expanded = []
+    original = Regions._free_neighbours
+
+    def counted(self, c):
+        expanded.append(c)
+        return original(self, c)
+
+    monkeypatch.setattr(Regions, "_free_neighbours", counted)
+    ec = load("dominoes-2x600").exact_cover()
+    assert len(ec.options) == 600 + 2 * 599
+    assert len(expanded) < 2 * 1200 + 40 * 600  # labelling the board once, then 40 cells a placement at most
+
+
+@pytest.mark.parametrize("cap", [0, 256])
+def test_pruning_cut_short_counts_the_same(cap, monkeypatch):
+    """Placements a growth cut short keeps are ones no solution may use: the counts stay."""
+    from core.kernel import KernelSolver
+
+    monkeypatch.setattr(regions_module, "BITWISE_CELLS", 0)
+    monkeypatch.setattr(regions_module, "GROW_AT_MOST", cap)
+    assert KernelSolver(load("dominoes-2x12").exact_cover()).count() == 233  # Fibonacci
+    assert KernelSolver(load("pentomino-8x8-centre").exact_cover()).count() == 520

@@ -351,3 +351,21 @@ def test_an_interrupted_level_count_stops_the_race_beside_it(monkeypatch):
                               whole_count=True, side_by_side=True)
     assert started == [1]  # the search was running beside the level count
     assert not _race_threads() and _handoff_flag_is_down()
+
+
+def test_a_deep_tree_s_trial_hands_back_a_frontier_of_bounded_size():
+    """A trial's frontier holds about its nodes times its depth option ids: the 2x1200
+    domino strip's solutions are 1,200 dominoes deep, so its trial is cut to 2,048 nodes
+    (the 200x200 board's 10,000-node trial handed back 19,808 paths of up to 10,000 ids,
+    20 s in all); a shallow box keeps AUTO_TRIAL_NODES."""
+    import core.engines as engines
+    from core.solver_options import Method, SolverOptions
+
+    assert engines.trial_nodes(load("pentacubes-3x4x5").exact_cover()) == engines.AUTO_TRIAL_NODES
+    problem = load("dominoes-2x1200")
+    assert engines.trial_nodes(problem.exact_cover()) == 2_048
+    choice = engines.choose_method(problem, SolverOptions(method=Method.AUTO, symmetry=True), whole_count=True)
+    trial = choice.partial
+    assert trial is not None and not trial.complete
+    assert trial.stats.nodes <= 2_048 + 8  # (a budget stop may pass it by a node a nested count)
+    assert sum(len(s.path) for s in trial.frontier) <= engines.TRIAL_FRONTIER_IDS
