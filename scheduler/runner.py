@@ -570,10 +570,27 @@ class CeleryExecutor:
         self._send(VERIFY_TASK_NAME, [[run_id, sub_id] for sub_id in sub_ids], queue)
 
     def _send(self, name: str, messages: Sequence[list], queue: str) -> None:
-        """One message per argument list, over one producer."""
-        with self.app.producer_or_acquire() as producer:
-            for args in messages:
-                self.app.send_task(name, args=args, queue=queue, producer=producer)
+        """One message per argument list, over one producer.
+
+        Right after the broker restarts, kombu's Redis transport may publish on a channel
+        whose connection it has already dropped, and fails inside kombu with an
+        ``AttributeError`` (``'NoneType' object has no attribute 'client'``; seen
+        2026-12-02 in the Redis-restart test, where it ended the scheduler).  That is the
+        outage it is: the producers and connections pooled are closed, so that the next
+        send connects afresh, and kombu's ``OperationalError`` is raised from it, which
+        callers that wait an outage out know (:attr:`outage_errors`)."""
+        try:
+            with self.app.producer_or_acquire() as producer:
+                for args in messages:
+                    self.app.send_task(name, args=args, queue=queue, producer=producer)
+        except AttributeError as exc:
+            if not _raised_in_kombu(exc):
+                raise
+            from kombu.exceptions import OperationalError as BrokerDown
+
+            self.app.producer_pool.force_close_all()
+            self.app.pool.force_close_all()
+            raise BrokerDown(f"the broker's connection closed under a message ({exc})") from exc
 
     def queue_size(self, queue: str) -> int:
         """The messages waiting in ``queue``, asked over a connection of the app's pool: a
@@ -587,6 +604,14 @@ class CeleryExecutor:
             except BaseException:
                 conn.collect()
                 raise
+
+
+def _raised_in_kombu(exc: BaseException) -> bool:
+    """Whether ``exc`` was raised by kombu's own code (its innermost frame's module)."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb is not None and str(tb.tb_frame.f_globals.get("__name__", "")).startswith("kombu.")
 
 
 #: the results of quick subproblems in one message are recorded together, once this much

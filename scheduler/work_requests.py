@@ -158,13 +158,22 @@ class WorkRequests:
         return self._asked
 
     def fed(self, run_id: int) -> None:
-        """Wake a worker waiting for work of run ``run_id``: messages were just sent (which
-        answers a token this process took)."""
+        """Wake a worker waiting for work of run ``run_id``: messages were just sent, or
+        subproblems left in the ledger (which answers a token this process took).  With
+        the broker away nobody is woken: a waiting worker looks again within
+        :data:`POLL_SECONDS` anyway, so the work stays where it is and this only warns
+        (it raised, and failed the message of a worker that had just recorded a donated
+        frontier: the Redis-restart test, 2026-12-02)."""
+        import redis
+
         self._token = None
         pipe = self.redis.pipeline()
         pipe.rpush(fed_key(run_id), 1)
         pipe.pexpire(fed_key(run_id), int(TOKEN_SECONDS * 1000))
-        pipe.execute()
+        try:
+            pipe.execute()
+        except redis.RedisError as exc:
+            _log.warning("run %s: waiting workers not woken (the broker: %s)", run_id, str(exc).splitlines()[0])
 
     def _give_back(self, run_id: int, token: bytes) -> None:
         """Put a token taken but not answered back at the head of the run's list, for

@@ -76,3 +76,49 @@ def test_submit_wait_outlives_an_outage(ledger_and_broker, queue, monkeypatch):
     assert "Connection refused.; retrying" in result.stderr
     assert result.exit_code == 1 and "cancelled" in result.output  # the run ended, not the command
     assert len(rounds) == 2
+
+
+def _from_kombu(message: str):
+    """A function whose frames count as kombu's own (its module name), raising what kombu's
+    Redis transport raises when it publishes on a channel whose connection it dropped."""
+    scope = {"__name__": "kombu.transport.redis"}
+    exec("def send_task(*args, **kwargs):\n    conninfo = None\n    return conninfo.client\n", scope)
+    return scope["send_task"]
+
+
+def test_a_channel_kombu_dropped_is_an_outage_and_the_pools_are_emptied(broker_url, monkeypatch):
+    """Right after Redis restarts, kombu may publish on a channel it has dropped and fail
+    inside itself with an AttributeError (it ended the scheduler in the Redis-restart
+    test): that is raised as an outage, which the scheduler's loop waits out, and the
+    pools are closed so that the next send connects afresh."""
+    executor = CeleryExecutor(broker_url)
+    closed = []
+    monkeypatch.setattr(executor.app, "send_task", _from_kombu("'NoneType' object has no attribute 'client'"))
+    monkeypatch.setattr(executor.app.pool, "force_close_all", lambda: closed.append("connections"))
+    monkeypatch.setattr(executor.app.producer_pool, "force_close_all", lambda: closed.append("producers"))
+    with pytest.raises(executor.outage_errors) as raised:
+        executor.invite(1, "tc-nowhere")
+    assert "closed under a message" in str(raised.value) and isinstance(raised.value.__cause__, AttributeError)
+    assert closed == ["producers", "connections"]
+
+
+def test_an_attribute_error_of_ours_is_not_an_outage(broker_url, monkeypatch):
+    executor = CeleryExecutor(broker_url)
+
+    def ours(*args, **kwargs):
+        raise AttributeError("'Task' object has no attribute 'sub_id'")
+
+    monkeypatch.setattr(executor.app, "send_task", ours)
+    with pytest.raises(AttributeError):
+        executor.invite(1, "tc-nowhere")
+
+
+def test_waking_waiting_workers_with_the_broker_away_only_warns(caplog):
+    """A worker that has left a donated frontier in the ledger wakes the waiting ones; with
+    the broker away it warns and goes on (the work is in the ledger; a waiting worker
+    looks again within POLL_SECONDS) instead of failing its message."""
+    from scheduler.work_requests import WorkRequests
+
+    requests = WorkRequests.for_broker("redis://127.0.0.1:1/0")  # nothing listens on port 1
+    requests.fed(7)
+    assert "run 7: waiting workers not woken" in caplog.text
