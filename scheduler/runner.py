@@ -177,6 +177,20 @@ class LocalPool:
             except ProcessLookupError:  # exited already
                 pass
 
+    def kill(self) -> None:
+        """SIGKILL every process of the pool.  A result one was sending when it died is
+        lost, and the pool's reading thread, in the middle of reading it, would wait for
+        the rest for ever: this process holds the writing end of the results' pipe too
+        (the executor makes the pipe here), so no end of file comes.  That end is closed
+        here: the reader gets its end of file, the pool breaks, and :meth:`close` returns.
+        (Seen 2026-12-02: Ctrl-C during ``solve dominoes-200x200``, whose pool processes
+        were sending a frontier of 611 MB each when the wait ran out; the command hung.)"""
+        self.signal(signal.SIGKILL)
+        results = getattr(self.executor, "_result_queue", None)  # (the executor's own; it has no public one)
+        writer = getattr(results, "_writer", None)
+        if writer is not None:
+            writer.close()
+
     def close(self, wait: bool = True, cancel: bool | None = None) -> None:
         """Shut the processes down (``wait`` for them to exit; ``cancel`` the tasks not
         started, by default when not waiting) and give back what the pool took: the
@@ -404,14 +418,14 @@ class _LocalRun:
             if fut not in late and isinstance(item, list) and fut.exception() is None:
                 self.outcomes.extend(fut.result()[0])
         if late:
-            self.pool.signal(signal.SIGKILL)
+            self.pool.kill()
         record_results(self.ledger, self.outcomes, sampling=self.sampling)
         self.outcomes = []
         self.stop(wait_for_pool=True, cancel=True)
 
     def hurry(self) -> None:
         """A second signal while winding down: kill the pool processes now."""
-        self.pool.signal(signal.SIGKILL)
+        self.pool.kill()
 
 
 def _subproblems(parcel: list[Task]) -> str:

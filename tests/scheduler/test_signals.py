@@ -3,6 +3,7 @@ processes dying with their parent (scheduler/parent_death.py), each in a process
 own so that this one's handlers stay as they are."""
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -133,3 +134,43 @@ def test_a_child_dies_with_its_parent_killed_by_sigkill(use_prctl):
         time.sleep(0.05)
     assert not _running(child)
 
+
+
+def _send_half_a_result_and_hang() -> None:
+    """In a pool process: what a process killed while sending a big result leaves in the
+    results' pipe — a message's length and a few of its bytes — then nothing more."""
+    import struct
+    import time as clock
+
+    from scheduler import runner
+
+    writer = runner._INHERITED["pool"].executor._result_queue._writer  # (the pool forked from the test)
+    os.write(writer.fileno(), struct.pack("!i", 1 << 20) + b"\x80\x04" + b"\0" * 62)
+    clock.sleep(60)
+
+
+def test_a_pool_killed_while_sending_a_result_still_closes():
+    """A pool process killed in the middle of sending its result (the wait after Ctrl-C
+    ran out while it sent a frontier of 611 MB) left the pool's reader waiting for the
+    rest for ever, and the command hung; :meth:`LocalPool.kill` gives the reader its end
+    of file, so closing the pool returns."""
+    import threading
+    import time as clock
+
+    from scheduler import runner
+    from scheduler.run_options import RunOptions
+
+    pool = runner.LocalPool(1, RunOptions())
+    runner._INHERITED["pool"] = pool  # (the process forks with it)
+    try:
+        future = pool.submit(_send_half_a_result_and_hang)
+        clock.sleep(1.0)  # the half message is in the pipe, the reader in the middle of it
+        assert not future.done()
+        pool.kill()
+        closed = threading.Thread(target=pool.close, kwargs={"wait": True}, daemon=True)
+        closed.start()
+        closed.join(timeout=20)
+        assert not closed.is_alive(), "the pool's reader still waits for the rest of the result"
+        assert future.exception(timeout=5) is not None  # the pool broke: its result is lost, not made up
+    finally:
+        runner._INHERITED.pop("pool", None)
