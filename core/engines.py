@@ -714,7 +714,7 @@ def trial_nodes(ec: ExactCover) -> int:
     a tree so deep that their frontier would pass :data:`TRIAL_FRONTIER_IDS` option ids
     (its depth: the items over the mean option's size; a trial cannot go deeper than its
     nodes, so 2,048 nodes are always allowed)."""
-    entries = sum(len(option) for option in ec.options)
+    entries = sum(map(len, ec.options))
     depth = ec.n_primary * len(ec.options) // max(1, entries)
     if depth * AUTO_TRIAL_NODES <= TRIAL_FRONTIER_IDS:
         return AUTO_TRIAL_NODES

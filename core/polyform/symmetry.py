@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from .board import Board
-from .shapes import TRANSFORMS_2D, TRANSFORMS_3D, Cell, Transform, apply, is_rotation, transform_form
+from .shapes import TRANSFORMS_2D, TRANSFORMS_3D, Cell, Transform, is_rotation, transform_form
 
 
 @dataclass(frozen=True)
@@ -26,12 +26,13 @@ class Symmetry:
     kinds: tuple[int, ...]
 
     def cell(self, c: Cell) -> Cell:
-        z, y, x = apply(self.transform, c)
-        return (z + self.offset[0], y + self.offset[1], x + self.offset[2])
+        """The image of one cell."""
+        return self.cells((c,))[0]
 
     def cells(self, cells: Sequence[Cell]) -> list[Cell]:
-        """:meth:`cell` of each of ``cells``, in order (one loop for a whole board: the
-        200x200 board's 40,000 cells, eight times over, while choosing a method)."""
+        """The images of ``cells``, in order: the transform, then the offset (one loop for
+        a whole board: the 200x200 board's 40,000 cells, eight times over, while choosing
+        a method)."""
         (p0, p1, p2), (s0, s1, s2) = self.transform
         o0, o1, o2 = self.offset
         return [(s0 * c[p0] + o0, s1 * c[p1] + o1, s2 * c[p2] + o2) for c in cells]
