@@ -464,7 +464,8 @@ typedef struct {
     int32_t color_mark;  /* color undo stack height before `chosen` was applied */
     int64_t trail_mark;  /* MRV trail height when this node was entered (see Search.trail) */
     int32_t sibling;     /* index of `chosen` in the parent's branch list */
-    u128 count_in;       /* memo: solutions counted when this node was entered */
+    u128 count_in;       /* solutions counted when this node was entered (memo, stop_here) */
+    int64_t listed_in;   /* the solutions' record length then (stop_here) */
     uint64_t nodes_in;   /* memo: nodes counted when this node was entered */
     uint8_t multiplicity;/* branching item has bounds other than 1:1 */
     /* memo statistics of this depth (kept across the nodes visited at it) */
@@ -652,6 +653,21 @@ typedef struct {
  * pool asks a busy process for its frontier this way when another process runs out of
  * work (core/handoff.py). */
 static volatile int stop_requested = 0;
+
+/* A stop before the end (a budget, a request for work, a count about to pass 2^128)
+ * hands back the rest of the subtree: the current node and the untried siblings along its
+ * path, each as a whole path with its branching factors, about d^2 ids at depth d where
+ * most levels have a sibling.  On a tree thousands of levels deep that is no hand-over but
+ * a flood (the 200x200 domino board, 20,000 levels, its count passing 2^128 within a
+ * second by the memo: 611 MB a task; the parent held 13 GB after 45 s and was killed for
+ * memory, 2026-12-02).  So a stop is made at the deepest level k whose hand-over fits
+ * frontier_cap ids: the node at depth k is handed back whole (what was counted below it
+ * is taken back: its count_in) with the untried siblings above it.  The work below k is
+ * done again by whoever takes that node, whose own stop then lands deeper (k > base: at
+ * least one level of progress a stop, however small the cap).  frontier_cap() reads and
+ * sets the cap (tests set a small one). */
+#define FRONTIER_IDS_AT_MOST ((uint64_t)1 << 22)
+static uint64_t frontier_cap = FRONTIER_IDS_AT_MOST;
 
 /* How often a search under a time budget reads the clock: every 1024 nodes, or more often
  * where a node scans many options (a node of the 200x200 domino board's 79,600 options
@@ -1509,6 +1525,37 @@ static int record_siblings(Search *s) {
     return 0;
 }
 
+/* The level a stop hands back from: the deepest k in base+1..depth where the node at k
+ * (1 + 2k ids: its path, factors and length) and the untried siblings at levels
+ * base..k-1 (each 3 + 2d ids at level d) fit frontier_cap; base + 1 when none does. */
+static int32_t stop_level(const Search *s) {
+    uint64_t above = 0;
+    int32_t best = s->base + 1;
+    for (int32_t k = s->base + 1; k <= s->depth; k++) {
+        const Level *L = &s->lv[k - 1];  /* its untried children: the siblings at depth k */
+        above += (uint64_t)(L->n_branch - L->next) * (3 + 2 * (uint64_t)(k - 1));
+        if (above + 1 + 2 * (uint64_t)k > frontier_cap) break;
+        best = k;
+    }
+    return best;
+}
+
+/* Stop the search here (see frontier_cap): hand back the node at stop_level() whole and
+ * the untried siblings above it, the count and the solutions listed taken back to what
+ * they were when that node was entered (the current node has not been expanded: for it
+ * they are what they are now). */
+static int stop_here(Search *s) {
+    int32_t k = stop_level(s);
+    s->status = ST_BUDGET;
+    if (k < s->depth) {
+        s->count = s->lv[k].count_in;
+        s->solutions.n = s->lv[k].listed_in;
+    }
+    if (record_path(s, &s->frontier, k, -1, 1)) return -1;
+    s->depth = k - 1;
+    return record_siblings(s);
+}
+
 static int count_node(Search *s) {
     s->nodes++;
     int32_t d = s->depth;
@@ -1539,13 +1586,9 @@ static void run(Search *s) {
                     (s->deadline >= 0 && (s->nodes & s->clock_mask) == 0 &&
                      (stop_requested || now_seconds() >= s->deadline)) ||
                     ((s->nodes & (INTERRUPT_EVERY - 1)) == 0 && interrupt_check(&s->interrupt))) {
-                    /* (a signal stops it the same way; kernel_solve then raises) */
                     s->status = ST_BUDGET;
-                    if (record_path(s, &s->frontier, s->depth, -1, 1)) goto oom;
-                    s->lv[s->depth].n_branch = 0;  /* not expanded: nothing below to hand back */
-                    s->lv[s->depth].next = 0;
-                    s->depth--;
-                    if (record_siblings(s)) goto oom;
+                    if (s->interrupt.raised) return; /* a signal: kernel_solve raises, no frontier wanted */
+                    if (stop_here(s)) goto oom;
                     return;
                 }
             }
@@ -1553,6 +1596,7 @@ static void run(Search *s) {
             {
                 Level *L = &s->lv[s->depth];
                 L->count_in = s->count;
+                L->listed_in = s->solutions.n;
                 L->nodes_in = s->nodes;
                 if (s->memo.wanted && !s->memo.active && s->nodes == MEMO_START_NODES)
                     memo_start(&s->memo);
@@ -1568,12 +1612,7 @@ static void run(Search *s) {
                            counts below 2^128; the ledger sums them in Python integers) */
                         s->nodes--;
                         s->per_depth[s->depth]--;
-                        s->status = ST_BUDGET;
-                        if (record_path(s, &s->frontier, s->depth, -1, 1)) goto oom;
-                        L->n_branch = 0;
-                        L->next = 0;
-                        s->depth--;
-                        if (record_siblings(s)) goto oom;
+                        if (stop_here(s)) goto oom;
                         return;
                     }
                     s->count += below;
@@ -1827,6 +1866,15 @@ static PyObject *kernel_clear_stop(PyObject *self, PyObject *unused) {
     Py_RETURN_NONE;
 }
 
+static PyObject *kernel_frontier_cap(PyObject *self, PyObject *args) {
+    (void)self;
+    long long ids = -1;
+    if (!PyArg_ParseTuple(args, "|L", &ids)) return NULL;
+    uint64_t before = frontier_cap;
+    if (ids >= 0) frontier_cap = (uint64_t)ids;
+    return PyLong_FromUnsignedLongLong(before);
+}
+
 static PyObject *kernel_stop_is_requested(PyObject *self, PyObject *unused) {
     (void)self; (void)unused;
     return PyBool_FromLong(stop_requested);
@@ -1888,6 +1936,8 @@ static PyMethodDef kernel_methods[] = {
      "Make every running and later search under a time budget stop as if its deadline passed "
      "(until clear_stop())."},
     {"clear_stop", kernel_clear_stop, METH_NOARGS, "Undo request_stop()."},
+    {"frontier_cap", kernel_frontier_cap, METH_VARARGS,
+     "frontier_cap([ids]): the most ids a time budget's stop hands back (set when given); the one before."},
     {"stop_is_requested", kernel_stop_is_requested, METH_NOARGS,
      "Whether a stop was requested (by request_stop() or the signal) since clear_stop()."},
     {"handle_stop_signal", kernel_handle_stop_signal, METH_VARARGS,

@@ -85,7 +85,9 @@ class SolveRequest:
     * ``limit``: stop after this many solutions (``stopped_by="limit"``) and return the
       rest of the subtree as the frontier, so listing can go on from there;
     * ``node_budget`` / ``seconds``: stop once that much work is done and return the
-      unexplored frontier (``stopped_by="budget"``); at least one node is expanded;
+      unexplored frontier (``stopped_by="budget"``); at least one node is expanded.  On
+      a tree so deep that the frontier would be huge, the C search hands back a shallower
+      node whole instead, its count taken back (``frontier_cap`` in core/_kernel.c);
     * ``max_depth``: do not expand nodes at this depth (counted from the root of the whole
       tree): they are returned as the frontier — this is :meth:`Solver.split`.
     """

@@ -3,7 +3,10 @@ from __future__ import annotations
 
 import json
 import struct
+import sys
+from contextlib import contextmanager
 from fractions import Fraction
+from typing import Iterator
 from typing import Sequence
 
 
@@ -26,4 +29,27 @@ def unpack(blob: bytes) -> tuple[int, ...]:
 
 
 def fraction_parts(f: Fraction) -> tuple[str, str, float]:
-    return str(f.numerator), str(f.denominator), float(f)
+    """A weight as the ledger stores it: numerator and denominator in decimal, and its
+    value as a float (for sums and sorting in SQL)."""
+    with _any_digits():
+        return str(f.numerator), str(f.denominator), float(f)
+
+
+def fraction_of(num: str, den: str) -> Fraction:
+    """A weight from the ledger's two decimal columns (see :func:`fraction_parts`)."""
+    with _any_digits():
+        return Fraction(int(num), int(den))
+
+
+@contextmanager
+def _any_digits() -> Iterator[None]:
+    """Inside, integers of any length convert to and from decimal text.  Python refuses
+    past 4,300 digits by default (a guard against slow conversions of untrusted input);
+    a weight's denominator is the product of the branching factors along its path, 6,000
+    digits at depth 20,000 (the 200x200 domino board), and its text is the ledger's own."""
+    before = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        yield
+    finally:
+        sys.set_int_max_str_digits(before)

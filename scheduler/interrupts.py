@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
+import traceback
 from contextlib import contextmanager
 from typing import Callable, Iterator
 
@@ -106,6 +108,32 @@ class PoolProcessSignals:
             yield
         finally:
             self._searching = False
+
+
+def release_frames(exc: BaseException) -> None:
+    """Let go of what the frames a signal's exception crossed hold, before the ledger is
+    written again.  SQLAlchemy invalidates, and does not close, a connection whose
+    statement a KeyboardInterrupt cut; its cursor stays referenced from those frames with
+    its transaction open, and on SQLite the next write waits for that lock until its
+    busy timeout (60 s) and fails ("database is locked", seen 2026-12-02 on Ctrl-C while a
+    result of the 200x200 domino board was written).  Frames still running are left as
+    they are."""
+    traceback.clear_frames(exc.__traceback__)
+
+
+def leave_now(status: int) -> None:
+    """End an interrupted command whose run is recorded: stdout and stderr flushed, then
+    out at once with ``status``, without the interpreter's shutdown.  That shutdown waits
+    for the local pool's reading thread, which may be in the middle of reading a result
+    its process sent just before it was stopped (a deep tree's frontier: seconds on the
+    200x200 domino board, the signal long answered), and then frees every object the run
+    made; nothing of either is needed once the ledger holds what finished."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe or stream: nothing more to say there
+            pass
+    os._exit(status)
 
 
 _HURRIES: list[Callable[[], None]] = []

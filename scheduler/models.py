@@ -27,6 +27,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
 
+from .codec import fraction_of
 from .clock import utcnow  # noqa: F401  (re-exported: the ledger's modules take it from here)
 from .states import SubproblemState
 
@@ -122,13 +123,13 @@ class Subproblem(Base):
 
     @property
     def weight(self) -> Fraction:
-        return Fraction(int(self.weight_num), int(self.weight_den))
+        return fraction_of(self.weight_num, self.weight_den)
 
     @property
     def weight_done(self) -> Fraction | None:
         if self.done_num is None:
             return None
-        return Fraction(int(self.done_num), int(self.done_den))
+        return fraction_of(self.done_num, self.done_den)
 
 
 class Solution(Base):

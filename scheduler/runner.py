@@ -59,7 +59,7 @@ from .ledger import (
 )
 from .db import Ledger, after_fork, safe_url
 from .errors import BrokerError
-from .interrupts import HANDOFF_SIGNAL, PoolProcessSignals, hurried_by
+from .interrupts import HANDOFF_SIGNAL, PoolProcessSignals, hurried_by, release_frames
 from . import priority
 from .parent_death import ParentWatch, die_with_parent
 from .models import Run
@@ -77,12 +77,20 @@ _log = logging.getLogger(__name__)
 
 # ----------------------------------------------------------------------------- local pool
 _POOL: dict[str, Any] = {}
-#: how long an interrupted run waits for its pool processes' searches to end (they hear
-#: the stop within a second; past this they are killed)
-STOP_WAIT = 5.0
+#: how long an interrupted run waits for its pool processes' searches to end: they hear
+#: the stop within a fraction of a second (a check every 16,384 nodes).  A process still
+#: busy past this is sending a result (a frontier of up to 4 million ids, see
+#: ``frontier_cap`` in core/_kernel.c) and is killed: what it was sending is lost, its
+#: subproblems stay open, and the resume searches them again
+STOP_WAIT = 0.5
 #: a pool process with nothing to do asks the busy ones for work once their tasks have
 #: run this long (seconds)
 HANDOFF_AFTER = 0.02
+#: an interrupted run records the results that came unless their frontiers hold more
+#: than this many option ids in all: a deep tree's (2,000 new subproblems of 1,000 levels
+#: a result on the 200x200 domino board) takes seconds to write.  Those left out keep
+#: their subproblems open, searched again by the resume: a task's budget of work each
+WIND_DOWN_IDS = 200_000
 #: a pool process is handed several subproblems at once (a parcel) while together they
 #: are estimated under this many seconds: each hand-over costs the parent a ledger
 #: exchange and the process a round trip, a millisecond or so, where most subproblems a
@@ -419,13 +427,24 @@ class _LocalRun:
                 self.outcomes.extend(fut.result()[0])
         if late:
             self.pool.kill()
-        record_results(self.ledger, self.outcomes, sampling=self.sampling)
+        record_results(self.ledger, _within(self.outcomes, WIND_DOWN_IDS), sampling=self.sampling)
         self.outcomes = []
         self.stop(wait_for_pool=True, cancel=True)
 
     def hurry(self) -> None:
         """A second signal while winding down: kill the pool processes now."""
         self.pool.kill()
+
+
+def _within(outcomes: list[Outcome], ids: int) -> list[Outcome]:
+    """The outcomes, in order, while their frontiers' paths hold at most ``ids`` ids in all."""
+    kept = []
+    for outcome in outcomes:
+        ids -= sum(len(sub.path) for sub in outcome.frontier)
+        if ids < 0:
+            break
+        kept.append(outcome)
+    return kept
 
 
 def _subproblems(parcel: list[Task]) -> str:
@@ -461,7 +480,8 @@ def run_local(ledger: Ledger, run_id: int, workers: int, on_progress: ProgressHo
     with hurried_by(driver.hurry):
         try:
             finished = driver.drive(on_progress)
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as exc:
+            release_frames(exc)
             driver.wind_down()
             release_leases(ledger, run_id)
             interrupt_run(ledger, run_id)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..interrupts import Interrupted, interruptible
+from ..interrupts import Interrupted, interruptible, leave_now, release_frames
 from ..run_options import DEFAULT_QUEUE, ExecutorKind
 from ..states import RunStatus
 from . import listing, render
@@ -89,15 +89,18 @@ def solve(app: App, request: RunRequest, limit: int | None, show_stats: bool, sv
 def _interrupted(ledger, run_id: int | None, exc: Interrupted) -> None:
     """The first SIGINT/SIGTERM of a local run: it is ``interrupted`` (run_local recorded
     what finished; marked here too when the signal came before or after it), one line
-    says how to go on, exit 130 / 143."""
+    says how to go on, exit 130 / 143 at once (:func:`~scheduler.interrupts.leave_now`)."""
     from ..ledger import interrupt_run
 
+    release_frames(exc)
     if run_id is None:
         click.echo("\ninterrupted while planning: no run recorded", err=True)
     else:
         interrupt_run(ledger, run_id)
         click.echo(f"\ninterrupted: run {run_id} stopped; go on with `tilecensus resume {run_id}`", err=True)
-    sys.exit(exc.exit_status)
+    if ledger is not None:
+        ledger.dispose()  # its connections closed as on a normal exit
+    leave_now(exc.exit_status)
 
 
 def _report(app: App, ledger, prepared: PreparedRun, run_id: int, show_stats: bool, limit: int | None,

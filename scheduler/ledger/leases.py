@@ -6,12 +6,11 @@ from __future__ import annotations
 import datetime as dt
 from collections import namedtuple
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Sequence
 
 from sqlalchemy import Connection, and_, bindparam, or_, select, update
 
-from ..codec import path_of
+from ..codec import fraction_of, path_of
 from ..db import Ledger
 from ..models import Run, Subproblem, utcnow
 from ..run_options import Mode, RunOptions
@@ -51,7 +50,7 @@ _LEASE = (
 def task_of(row) -> Task:
     """A leased row (id, run id, path, weight's numerator and denominator) as a task."""
     sub_id, run_id, path, num, den = row
-    return Task(run_id=run_id, sub_id=sub_id, path=path_of(path), weight=Fraction(int(num), int(den)))
+    return Task(run_id=run_id, sub_id=sub_id, path=path_of(path), weight=fraction_of(num, den))
 
 
 _LEASE_MANY = (

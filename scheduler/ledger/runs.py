@@ -13,7 +13,7 @@ from core.problem import Problem
 from core.search import Stats, Subpath
 
 from ..batches import seconds_per_weight
-from ..codec import fraction_parts, path_text
+from ..codec import fraction_of, fraction_parts, path_text
 from ..db import Ledger
 from ..errors import LedgerError
 from ..models import Run, Subproblem, Verification, utcnow
@@ -240,7 +240,7 @@ def _close(conn: Connection, run_id: int) -> bool:
             distinct += int(dist)
         nodes += int(n or 0)
         cpu += secs or 0.0
-        weight += Fraction(int(dn), int(dd))
+        weight += fraction_of(dn, dd)
         if st:
             stats.add(_stats_of(st))
     now = utcnow()

@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 
 from core.search import Subpath
 
-from ..codec import fraction_parts, path_text
+from ..codec import fraction_of, fraction_parts, path_text
 from ..models import Subproblem
 from ..states import SubproblemState
 from .pipeline import pipelined, pipelines
@@ -73,5 +73,5 @@ def weights_of(conn: Connection | Session, sub_ids: Sequence[int]) -> list[Fract
     for i in range(0, len(sub_ids), 1000):
         chunk = list(sub_ids[i : i + 1000])
         rows = conn.execute(select(SUB.c.id, SUB.c.weight_num, SUB.c.weight_den).where(SUB.c.id.in_(chunk)))
-        found.update((sub_id, Fraction(int(num), int(den))) for sub_id, num, den in rows)
+        found.update((sub_id, fraction_of(num, den)) for sub_id, num, den in rows)
     return [found.get(sub_id, Fraction(0)) for sub_id in sub_ids]

@@ -116,6 +116,49 @@ def test_budget_continuation_sums_to_the_whole(ec, heuristic, budget):
         assert done_weight == 1
 
 
+@pytest.fixture
+def frontier_cap():
+    """Set the kernel's cap on a stop's frontier (``frontier_cap`` in core/_kernel.c) for
+    one test; put it back after."""
+    from core import _kernel
+
+    before = _kernel.frontier_cap()
+    yield _kernel.frontier_cap
+    _kernel.frontier_cap(before)
+
+
+@SETTINGS
+@given(exact_covers(), st.sampled_from(HEURISTICS), st.integers(1, 40), st.integers(0, 120), st.booleans())
+def test_a_capped_stop_takes_back_what_it_hands_on(ec, heuristic, budget, cap, listing):
+    """Under a small cap a stop hands back a shallower node whole, its count and the
+    solutions listed below it taken back: the parts still count and list the whole tree,
+    each solution once, and weigh 1; every part is deeper than the one it came from."""
+    from core import _kernel
+
+    kernel = KernelSolver(ec, heuristic=heuristic)
+    total, found, done_weight, pending, rounds = 0, [], Fraction(0), [()], 0
+    before = _kernel.frontier_cap(cap)
+    try:
+        while pending:
+            path = pending.pop()
+            result = kernel.solve(path, SolveRequest(listing=listing, node_budget=budget))
+            assert all(len(s.path) > len(path) for s in result.frontier)
+            total += result.count
+            found += result.solutions or []
+            done_weight += result.weight_done
+            assert result.weight_done + sum(s.weight for s in result.frontier) == result.weight
+            pending.extend(s.path for s in result.frontier)
+            rounds += 1
+            assert rounds < 10_000
+    finally:
+        _kernel.frontier_cap(before)
+    assert total == kernel.count()
+    assert done_weight == 1
+    if listing:
+        everything = kernel.solve((), SolveRequest(listing=True)).solutions
+        assert sorted(map(sorted, found)) == sorted(map(sorted, everything))
+
+
 @SETTINGS
 @given(exact_covers(), st.sampled_from(HEURISTICS), st.integers(1, 3))
 def test_batched_enumeration_is_the_full_enumeration(ec, heuristic, batch):
@@ -297,3 +340,17 @@ def test_a_budgeted_search_hands_on_what_would_pass_2_to_the_128(n):
     whole = solver.solve()
     assert (whole.count, whole.stats.solutions, whole.complete, whole.weight) == (3**n, 3**n, True, 1)
     assert solver.count([0, 3]) == 3 ** (n - 2)
+
+
+def test_a_count_past_2_to_the_128_under_a_small_frontier_cap(frontier_cap):
+    """The same parts, each stop cut back to a shallower node (its count taken back)."""
+    frontier_cap(40)
+    n = 83
+    ec = ExactCover.from_indices([f"i{j}" for j in range(n)], n, [[(j, 0)] for j in range(n) for _ in range(3)])
+    solver = KernelSolver(ec)
+    total, todo = 0, [()]
+    while todo:
+        result = solver.solve(todo.pop(), SolveRequest(seconds=600))
+        total += result.count
+        todo.extend(sub.path for sub in result.frontier)
+    assert total == 3**n

@@ -174,3 +174,42 @@ def test_a_pool_killed_while_sending_a_result_still_closes():
         assert future.exception(timeout=5) is not None  # the pool broke: its result is lost, not made up
     finally:
         runner._INHERITED.pop("pool", None)
+
+
+@pytest.mark.parametrize("released", [True, False])
+def test_a_transaction_a_signal_cut_lets_go_of_the_lock_once_its_frames_are_released(tmp_path, monkeypatch,
+                                                                                    released):
+    """A Ctrl-C heard inside the driver's executemany leaves its statement unfinished:
+    SQLAlchemy invalidates the connection but cannot close it while the cursor, referenced
+    from the frames the exception crossed, lives, and SQLite's write lock stays with it;
+    the next write waits out its busy timeout ("database is locked").  release_frames lets
+    go of them (a local run's wind-down does so before it records what finished)."""
+    from sqlalchemy import create_engine, text
+
+    from scheduler.interrupts import release_frames
+
+    engine = create_engine(f"sqlite:///{tmp_path}/l.sqlite", connect_args={"timeout": 0.5})
+    with engine.begin() as conn:
+        conn.execute(text("create table t (x integer)"))
+
+    def cut(cursor, statement, parameters, context=None):  # the signal, heard after two rows
+        def rows():
+            yield from parameters[:2]
+            raise KeyboardInterrupt
+        cursor.executemany(statement, rows())
+
+    monkeypatch.setattr(engine.dialect, "do_executemany", cut)
+    with pytest.raises(KeyboardInterrupt) as caught:
+        with engine.begin() as conn:
+            conn.execute(text("insert into t values (:x)"), [{"x": k} for k in range(5)])
+    monkeypatch.undo()
+    if released:
+        release_frames(caught.value)
+        with engine.begin() as conn:
+            conn.execute(text("insert into t values (9)"))
+        with engine.connect() as conn:
+            assert conn.execute(text("select x from t")).scalars().all() == [9]  # the cut rows rolled back
+    else:  # what it guards against, still so in SQLAlchemy and sqlite3
+        with pytest.raises(Exception, match="database is locked"):
+            with engine.begin() as conn:
+                conn.execute(text("insert into t values (9)"))
