@@ -661,11 +661,11 @@ static volatile int stop_requested = 0;
  * a flood (the 200x200 domino board, 20,000 levels, its count passing 2^128 within a
  * second by the memo: 611 MB a task; the parent held 13 GB after 45 s and was killed for
  * memory, 2026-12-02).  So a stop is made at the deepest level k whose hand-over fits
- * frontier_cap ids: the node at depth k is handed back whole (what was counted below it
- * is taken back: its count_in) with the untried siblings above it.  The work below k is
- * done again by whoever takes that node, whose own stop then lands deeper (k > base: at
- * least one level of progress a stop, however small the cap).  frontier_cap() reads and
- * sets the cap (tests set a small one). */
+ * frontier_cap ids: the node at depth k is handed back whole (what was counted and listed
+ * below it is taken back) with the untried siblings above it.  The work below k is done
+ * again by whoever takes that node, whose own stop then lands deeper (k > base: at least
+ * one level of progress a stop, however small the cap).  frontier_cap() reads and
+ * sets the cap (core.kernel.frontier_capped: tests set a small one). */
 #define FRONTIER_IDS_AT_MOST ((uint64_t)1 << 22)
 static uint64_t frontier_cap = FRONTIER_IDS_AT_MOST;
 
@@ -1586,7 +1586,6 @@ static void run(Search *s) {
                     (s->deadline >= 0 && (s->nodes & s->clock_mask) == 0 &&
                      (stop_requested || now_seconds() >= s->deadline)) ||
                     ((s->nodes & (INTERRUPT_EVERY - 1)) == 0 && interrupt_check(&s->interrupt))) {
-                    s->status = ST_BUDGET;
                     if (s->interrupt.raised) return; /* a signal: kernel_solve raises, no frontier wanted */
                     if (stop_here(s)) goto oom;
                     return;
@@ -1937,7 +1936,7 @@ static PyMethodDef kernel_methods[] = {
      "(until clear_stop())."},
     {"clear_stop", kernel_clear_stop, METH_NOARGS, "Undo request_stop()."},
     {"frontier_cap", kernel_frontier_cap, METH_VARARGS,
-     "frontier_cap([ids]): the most ids a time budget's stop hands back (set when given); the one before."},
+     "frontier_cap([ids]): about the most ids a stop before the end hands back (set when given); the one before."},
     {"stop_is_requested", kernel_stop_is_requested, METH_NOARGS,
      "Whether a stop was requested (by request_stop() or the signal) since clear_stop()."},
     {"handle_stop_signal", kernel_handle_stop_signal, METH_VARARGS,

@@ -7,7 +7,8 @@ integer arrays ``core/_kernel.c`` reads (see the data layout comment there), the
 from __future__ import annotations
 
 import time
-from typing import Sequence
+from contextlib import contextmanager
+from typing import Iterator, Sequence
 
 from . import _kernel
 from .build_progress import report
@@ -92,6 +93,18 @@ def _compile(ec: ExactCover, heuristic: str, region: RegionRule | None, mrv_layo
     )
     report(COMPILING, len(ec.options), len(ec.options))
     return compiled
+
+
+@contextmanager
+def frontier_capped(ids: int) -> Iterator[None]:
+    """Inside, a stop of the C search hands back at most about ``ids`` option ids (the
+    kernel's ``frontier_cap``, 2^22 by default; see core/_kernel.c): for tests of the
+    deep-tree stop on small trees.  The cap before is put back on the way out."""
+    before = _kernel.frontier_cap(ids)
+    try:
+        yield
+    finally:
+        _kernel.frontier_cap(before)
 
 
 class KernelSolver(Solver):

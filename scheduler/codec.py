@@ -6,8 +6,7 @@ import struct
 import sys
 from contextlib import contextmanager
 from fractions import Fraction
-from typing import Iterator
-from typing import Sequence
+from typing import Iterator, Sequence
 
 
 def path_text(path: Sequence[int]) -> str:

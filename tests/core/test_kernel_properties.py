@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from core.errors import PathError
 from core.exact_cover import ExactCover
-from core.kernel import KernelSolver
+from core.kernel import KernelSolver, frontier_capped
 from core.reference import ReferenceSolver
 from core.search import SolveRequest
 
@@ -116,29 +116,15 @@ def test_budget_continuation_sums_to_the_whole(ec, heuristic, budget):
         assert done_weight == 1
 
 
-@pytest.fixture
-def frontier_cap():
-    """Set the kernel's cap on a stop's frontier (``frontier_cap`` in core/_kernel.c) for
-    one test; put it back after."""
-    from core import _kernel
-
-    before = _kernel.frontier_cap()
-    yield _kernel.frontier_cap
-    _kernel.frontier_cap(before)
-
-
 @SETTINGS
 @given(exact_covers(), st.sampled_from(HEURISTICS), st.integers(1, 40), st.integers(0, 120), st.booleans())
 def test_a_capped_stop_takes_back_what_it_hands_on(ec, heuristic, budget, cap, listing):
     """Under a small cap a stop hands back a shallower node whole, its count and the
     solutions listed below it taken back: the parts still count and list the whole tree,
     each solution once, and weigh 1; every part is deeper than the one it came from."""
-    from core import _kernel
-
     kernel = KernelSolver(ec, heuristic=heuristic)
     total, found, done_weight, pending, rounds = 0, [], Fraction(0), [()], 0
-    before = _kernel.frontier_cap(cap)
-    try:
+    with frontier_capped(cap):
         while pending:
             path = pending.pop()
             result = kernel.solve(path, SolveRequest(listing=listing, node_budget=budget))
@@ -150,8 +136,6 @@ def test_a_capped_stop_takes_back_what_it_hands_on(ec, heuristic, budget, cap, l
             pending.extend(s.path for s in result.frontier)
             rounds += 1
             assert rounds < 10_000
-    finally:
-        _kernel.frontier_cap(before)
     assert total == kernel.count()
     assert done_weight == 1
     if listing:
@@ -342,15 +326,15 @@ def test_a_budgeted_search_hands_on_what_would_pass_2_to_the_128(n):
     assert solver.count([0, 3]) == 3 ** (n - 2)
 
 
-def test_a_count_past_2_to_the_128_under_a_small_frontier_cap(frontier_cap):
+def test_a_count_past_2_to_the_128_under_a_small_frontier_cap():
     """The same parts, each stop cut back to a shallower node (its count taken back)."""
-    frontier_cap(40)
     n = 83
     ec = ExactCover.from_indices([f"i{j}" for j in range(n)], n, [[(j, 0)] for j in range(n) for _ in range(3)])
     solver = KernelSolver(ec)
     total, todo = 0, [()]
-    while todo:
-        result = solver.solve(todo.pop(), SolveRequest(seconds=600))
-        total += result.count
-        todo.extend(sub.path for sub in result.frontier)
+    with frontier_capped(40):
+        while todo:
+            result = solver.solve(todo.pop(), SolveRequest(seconds=600))
+            total += result.count
+            todo.extend(sub.path for sub in result.frontier)
     assert total == 3**n

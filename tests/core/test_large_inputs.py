@@ -212,49 +212,39 @@ def test_pruning_cut_short_counts_the_same(cap, monkeypatch):
     assert KernelSolver(load("pentomino-8x8-centre").exact_cover()).count() == 520
 
 
-@pytest.fixture
-def frontier_cap():
-    """Set the kernel's cap on a time budget's frontier for one test; put it back after."""
-    from core import _kernel
-
-    before = _kernel.frontier_cap()
-    yield _kernel.frontier_cap
-    _kernel.frontier_cap(before)
-
-
 def _ids(frontier) -> int:
     """Ids a frontier takes in the kernel's hand-over: each path, its factors, its length."""
     return sum(1 + 2 * len(sub.path) for sub in frontier)
 
 
 @pytest.mark.parametrize("cap", [150, 400, 1000])
-def test_a_stop_hands_back_a_frontier_within_the_cap(cap, frontier_cap):
+def test_a_stop_hands_back_a_frontier_within_the_cap(cap):
     """On a deep tree a stop's frontier is about depth^2 ids (611 MB a task on the
     200x200 domino board, the parent killed for memory): the kernel stops at the deepest
     level whose hand-over fits its cap, that node handed back whole and its count taken
     back.  What it hands back is within the cap and, with the count made, is the whole
     (the split law).  The 2x24 strip: 24 levels, Fibonacci."""
-    from core.kernel import KernelSolver
+    from core.kernel import KernelSolver, frontier_capped
     from core.search import SolveRequest
 
-    frontier_cap(cap)
     solver = KernelSolver(load("dominoes-2x24").exact_cover(), memo=False)
-    out = solver.solve((), SolveRequest(seconds=0.0))
+    with frontier_capped(cap):
+        out = solver.solve((), SolveRequest(seconds=0.0))
     assert out.stopped_by == "budget" and out.frontier
     assert _ids(out.frontier) <= cap
     rest = sum(solver.solve(sub.path).count for sub in out.frontier)
     assert out.count + rest == 75025  # F(25)
 
 
-def test_a_cap_nothing_fits_hands_back_the_first_level(frontier_cap):
+def test_a_cap_nothing_fits_hands_back_the_first_level():
     """However small the cap, a stop makes progress: it hands back the root's children
     (one level down), with nothing counted."""
-    frontier_cap(0)
-    from core.kernel import KernelSolver
+    from core.kernel import KernelSolver, frontier_capped
     from core.search import SolveRequest
 
     solver = KernelSolver(load("dominoes-2x24").exact_cover(), memo=False)
-    out = solver.solve((), SolveRequest(seconds=0.0))
+    with frontier_capped(0):
+        out = solver.solve((), SolveRequest(seconds=0.0))
     assert (out.stopped_by, out.count) == ("budget", 0)
     assert {len(sub.path) for sub in out.frontier} == {1}
     assert sum(solver.solve(sub.path).count for sub in out.frontier) == 75025
