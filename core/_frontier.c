@@ -1,61 +1,83 @@
 /*
- * _frontier.c — counting exact covers by dynamic programming over frontier states.
+ * _frontier.c — counting exact covers by dynamic programming over frontier states
+ * ("counting by levels").
  *
  * WHY.  The search kernel (_kernel.c) walks the tree node by node; its memo only helps
  * where equal states happen to recur close together.  For COUNTING, the number of
  * solutions below a node depends on nothing but the set of covered items.  Branch always
- * on the lowest uncovered primary item (in a fixed item order): then every node whose
- * lowest uncovered primary item is c — a state of LEVEL c — has all items below c
- * covered, and is described by the covered items above c.  Every transition goes from a
- * level to a strictly higher one, so the levels can be expanded in increasing order,
- * breadth-first: when level c is reached, every path into each of its states is known,
- * and each distinct state is expanded ONCE with the number of paths reaching it.  On a
- * pentomino box this is 3.3 million states instead of 26 million nodes (first-item search)
- * or 3.6 million MRV nodes costing ~140 option kills each.  The price is memory for the
- * states of the levels not yet expanded, hence the caps below and a fall back to search.
+ * on the lowest uncovered front item: then every node whose lowest uncovered front item
+ * is c — a state of LEVEL c — has all items below c covered, and is described by the
+ * covered items above c.  Every transition goes from a level to a strictly higher one, so
+ * the levels can be expanded in increasing order, breadth-first: when level c is reached,
+ * every path into each of its states is known, and each distinct state is expanded ONCE
+ * with the number of paths reaching it.  A 10x10 board of pentominoes in any number is 76
+ * million states here, where the search has not finished in an hour.
  *
- * DATA LAYOUT
- *   Items keep the exact cover's numbering (primary items first); at most 128 items, so
- *   an item set is one u128.  An option's LEAD is its lowest primary item.
- *   Layout (the problem, once):
- *     lead_start[c] .. lead_start[c+1]  the groups of options with lead c; a group holds
- *                                       the options of one lead sharing their highest item
- *                                       ("far" item: a piece item in a packing), so one
- *                                       test skips every placement of a used piece
- *     group_start[g] .. group_start[g+1], group_far_item[g]   a group's options, far item
- *     option_lead[k], option_mask[k]    an option's lead and item set
- *   KEYS.  The items split into FRONT items 0 .. n_front-1 (the levels: cells, in a
- *   packing) and TAIL items n_front .. n_items-1 (pieces).  A state of level c is the key
- *       bits 0 .. F-1:   front items c+1 .. c+F (the window)      bits F ..: tail items
- *   which holds every covered item when each option's front items lie within F of its
- *   lead (items below c are all covered; items past c+F cannot be yet).  choose_window()
- *   finds the most tail items for which a 64-bit key works (a 6x10 pentomino box: the 12
- *   pieces and the last cells in the tail, a 48-item window for spans of 24); the count
- *   then runs with 64-bit keys and counts, 16-byte pairs; otherwise, or when a 64-bit
- *   count would overflow, with 128-bit keys and counts (no tail, F = 128).  The two widths
- *   are one template, _frontier_levels.h.
- *   pending[c]  (key, count) pairs sent to level c by lower levels, duplicates included;
- *               count = the paths along which the key was reached
+ * KEYS (window terms; the Python side, core/frontier.py, puts the options in them).  The
+ * items split into FRONT items 0 .. L-1 (the levels: an option's LEAD, its lowest item,
+ * is one of them; the cells, in a packing) and TAIL items (the rest: the pieces of a
+ * packing).  A state of level c is the key
+ *     bits 0 .. F-1:      front items c+1 .. c+F (the window)
+ *     bits F .. F+t-1:    tail items
+ * which holds every covered item: items below c are all covered, and no option reaches
+ * more than F items past its lead (F is the widest reach, the "band").  Keys are KW words
+ * of 64 bits, KW = 1, 2, 4, 8 or 16 (the narrowest that holds F + t bits, and a position
+ * more where there are walls): any width up to 1024 bits.
  *
- *   Expanding a level: 64-bit pairs are radix-sorted and each run of equal keys expanded
- *   once; 128-bit pairs are scattered into 256 buckets by hash and deduplicated in small
- *   tables that stay in cache.  Every distinct state then tries its level's options.
- *   With the board's geometry (see Layout) moves that wall in a cell, or two cells when
- *   every piece is bigger, are dropped before they are sent.
+ * COUNTS.  A count is K RESIDUES: residue 0 modulo 2^64 (the machine's own wrapping
+ * addition) and residue j >= 1 modulo a prime mod[j] < 2^63 (an addition and a
+ * conditional subtraction).  The caller picks K from a proven upper bound on the count
+ * (2^64 times the primes must pass it) and joins the residues by the Chinese remainder
+ * theorem; with EXACT set, K = 1 and a carry out of residue 0 is reported as an overflow
+ * (the count is then known to pass 2^64, and is taken again with more residues).
  *
- * INVARIANTS
- *   A key of level c has front bit j set iff item c + 1 + j is covered, and tail bit j iff
- *   item n_front + j is; item c is uncovered and every front item below c is covered.
- *   The counts of all pending pairs plus the solutions counted add up to the paths from
- *   the start state not yet ended, so the final total is exact.  Counts are u128 in the
- *   end; passing 2^128 is reported.
+ * RECORDS AND LEVELS.  A record is a key and a count: KW + K words.  pending[c] holds the
+ * records sent to level c by lower levels, duplicates included; expanding level c sorts
+ * them (one-word keys: LSD radix sort; wider keys: buckets by hash, then a small table
+ * per bucket), sums the counts of equal keys, and expands each distinct state once: every
+ * option of lead c that misses the key is a move to the level of the child's lowest
+ * uncovered front item.  A move covering every front item ends a path: a solution if the
+ * primary tail items are all covered too.
  *
- * LIMITS
- *   count() returns None ("declined") when the pairs held would pass max_bytes or the
- *   transitions would pass max_transitions; the caller then searches instead.
+ * WALLS (optional, from a board or a hitting set of each item's options: core/frontier.py).
+ * Every option over cell x also covers one of x's "neighbours", given as offsets in item
+ * numbers (x has a neighbour x + shift[s] iff bit s of its neighbour mask is set).  A move
+ * whose child leaves an uncovered cell with every neighbour covered is dropped (and, when
+ * every piece has 3+ cells, two uncovered cells each of whose only open neighbour is the
+ * other).  In the child's terms, position 0 is its level c2 and position j + 1 its key bit
+ * j; items below c2 are covered and items past the window open; the per-level masks
+ * src_rel / cells_rel place the board's cells in those positions.
+ *
+ * THREADS.  T threads count together: thread p owns partition p of every level's states
+ * (by a hash of the key), so each distinct state is expanded by one thread; a thread
+ * sends a record to list pending[c][owner][p], so no two threads write one list; a
+ * barrier between levels makes every record sent to level c arrive before c is expanded.
+ *
+ * SHARES.  With slices > 1 a count keeps, when it reaches its CUT level m, only the
+ * records sent to levels >= m (the paths' first states at or past m: each path from the
+ * start has exactly one) whose hash falls in its slice; paths that ended before m are
+ * slice 0's.  So the slices of one cut partition the count: each state's paths from above
+ * times its count from below, summed over the slice's states.
+ *
+ * PROBES.  A count given `seconds` or `stop_level` stops at a level boundary past them
+ * (status STOPPED) and reports, like any count, the distinct states and the records of
+ * every level it expanded: the growth the method choice and `estimate` project from.
+ *
+ * INVARIANTS.  A key of level c has front bit j set iff item c + 1 + j is covered, and tail
+ * bit j iff tail item j is; item c is uncovered and every front item below c is covered.
+ * The counts of all pending records plus the solutions counted add up (in each residue)
+ * to the paths from the start not yet ended, so the final total is exact modulo every
+ * modulus.
+ *
+ * LIMITS.  A count stops with status DECLINED when the memory it holds would pass
+ * max_bytes or its moves max_transitions; the caller then splits the count, searches, or
+ * says what it would need.
+ *
+ * Designs measured and dropped are listed in core/frontier.py beside the Python side.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,414 +86,551 @@
 #include "_interrupt.h"
 #include "_search_common.h"
 
+/* statuses, the worst of the threads' wins (in this order) */
+enum { FR_DONE = 0, FR_STOPPED = 1, FR_OVERFLOW = 2, FR_DECLINED = 3, FR_NOTHREAD = 4, FR_INTERRUPTED = 5 };
 
-enum { FR_DONE = 0, FR_DECLINED = 1, FR_NOMEM = 2, FR_OVERFLOW = 3, FR_INTERRUPTED = 4 };
-
-/* neighbour offsets at most (a 3D box has 6) */
+/* residues of one count at most (4096 x 63 bits: counts of 258,000 bits; the caller
+   takes more in groups) */
+#define MAX_RESIDUES 4096
+/* key words at most (1024 bits of front and tail) */
+#define MAX_KEY_WORDS 16
+/* neighbour offsets at most for the walls (a 3D box has 6) */
 #define MAX_SHIFTS 16
+/* states between two looks at the stop flags (a power of two) */
+#define STOP_EVERY 4096u
 
-/* The problem, flattened once per count (see DATA LAYOUT). */
+/* A growable array of records (KW + K words each). */
 typedef struct {
-    int n_items, n_primary, n_front, n_levels, n_options, n_groups;
-    int32_t *lead_start, *group_start, *group_far_item, *option_lead;
-    u128 *option_mask; /* the item set (covers of at most 128 items; else unused) */
-    /* window terms, what the count reads: option k's front items other than its lead as
-       bits item - lead - 1, its tail items as bits item - n_front; the start state's
-       lowest uncovered front item, its covered front items above that one (bits item -
-       start_level - 1) and its covered tail items */
-    u128 *option_front, *option_tail;
-    int start_level;
-    u128 start_front, start_tail;
-    /* walls, when given: every option covering cell x (in `cells`) also covers one of
-       x's "neighbours" (on a board of pieces of two cells or more, its neighbours; in
-       general, a hitting set of its options), so a move that leaves x uncovered with every
-       neighbour covered is dropped.  Neighbours as offsets in item numbers, as on any
-       grid: x has a neighbour x + shift[s] iff x is in shift_src[s]; so "the cells with an
-       uncovered neighbour" is a few shifts and ANDs.  min_piece > 2 (true neighbours on a
-       board whose pieces all have 3+ cells) also drops two cells walled in together */
-    int n_shifts;
+    uint64_t *v;
+    size_t n, cap; /* in records */
+} List;
+
+/* The problem, flattened once (see KEYS and WALLS above). */
+typedef struct {
+    PyObject_HEAD
+    int n_levels, n_tail, F, KW, n_options, n_groups;
+    int32_t *lead_start;    /* [L + 1]: the groups of lead c are lead_start[c] .. lead_start[c+1] */
+    int32_t *group_start;   /* [n_groups + 1]: a group's options (same lead and far item) */
+    int32_t *group_far_bit; /* [n_groups]: its far item's key bit, -1 when it is the lead */
+    int32_t *split;         /* [L]: the groups of lead c from split[c] on have a tail far item ... */
+    uint64_t *tail_far;     /* [L * KW]: ... whose key bits are these ... */
+    int32_t *group_of_tail; /* [L * n_tail]: ... and group_of_tail[c * n_tail + bit - F] is that group */
+    uint64_t *rest;         /* [n_options * KW]: an option's items other than its lead, as key bits */
+    uint64_t tail_need[MAX_KEY_WORDS]; /* the primary tail items, as key bits */
+    /* walls */
+    int n_shifts, min_piece;
     int shift[MAX_SHIFTS];
-    u128 shift_src[MAX_SHIFTS], cells;
-    int min_piece;
-} Layout;
+    uint64_t pos_mask[MAX_KEY_WORDS];  /* positions 0 .. F */
+    uint64_t *beyond;   /* [n_shifts * KW]: positions whose neighbour at shift s is past the window */
+    uint64_t *src_rel;  /* [L * n_shifts * KW]: positions c2 + j that are cells with a neighbour at s */
+    uint64_t *cells_rel; /* [L * KW]: positions c2 + j that are cells */
+} Plan;
 
-/* What a count was allowed and what it did. */
+/* One count: what it may do, what threads share while it runs, and what it found. */
 typedef struct {
-    uint64_t max_transitions;
+    /* asked */
+    int K, exact, threads;
+    const uint64_t *mod;
+    int start_level;
+    uint64_t start_key[MAX_KEY_WORDS];
+    int cut_level, slices, slice;
     size_t max_bytes;
-    Interrupt *interrupt; /* signals heard while the GIL is released (_interrupt.h) */
-    int status;
-    u128 total;
-    uint64_t states, leaves, transitions, updates;
-} Tally;
+    uint64_t max_transitions;
+    double deadline, hard_deadline; /* monotonic seconds; < 0: none */
+    int stop_level;  /* < 0: none */
+    Interrupt *interrupt;
+    /* shared while it runs (each flag only ever set, never cleared) */
+    volatile int abort, interrupted, stopped, nomem, declined;
+    int cut_applied; /* the slices were taken (at the cut, or at the start past it) */
+    size_t bytes, peak_bytes;
+    /* found */
+    int status, levels_done;
+    uint64_t total[MAX_RESIDUES];
+    uint64_t states, leaves, transitions, updates, left_pairs;
+    uint64_t *level_states, *level_pairs; /* [L] */
+    double *level_clock;                  /* [L]: seconds from the start to the end of level c */
+    double started;
+} Count;
 
-static inline int ctz128(u128 x) {
-    uint64_t lo = (uint64_t)x;
-    return lo ? __builtin_ctzll(lo) : 64 + __builtin_ctzll((uint64_t)(x >> 64));
+static inline void atomic_add(uint64_t *at, uint64_t n) { __atomic_fetch_add(at, n, __ATOMIC_RELAXED); }
+
+/* A thread's reason to stop: its status, and every other thread told. */
+static inline void fail(Count *o, int *status, int why) {
+    *status = why;
+    o->abort = 1;
 }
 
-static inline int popcount128(u128 x) {
-    return __builtin_popcountll((uint64_t)x) + __builtin_popcountll((uint64_t)(x >> 64));
-}
-
-static inline int highest128(u128 x) { /* x != 0 */
-    uint64_t hi = (uint64_t)(x >> 64);
-    return hi ? 127 - __builtin_clzll(hi) : 63 - __builtin_clzll((uint64_t)x);
-}
-
-#define KEY uint64_t
-#define COUNT uint64_t
-#define KEY_BITS 64
-#define LV(name) narrow_##name
-#include "_frontier_levels.h"
-#undef KEY
-#undef COUNT
-#undef KEY_BITS
-#undef LV
-
-#define KEY u128
-#define COUNT u128
-#define KEY_BITS 128
-#define LV(name) wide_##name
-#include "_frontier_levels.h"
-#undef KEY
-#undef COUNT
-#undef KEY_BITS
-#undef LV
-
-/* The most tail items t (at most 63) for which a 64-bit key holds every state: each
- * option's lead is a front item and its other front items lie within F = 64 - t of it,
- * and so do the start's covered front items past its first level.  The most, because
- * groups with a tail far item are visited bit by bit (see expand).  -1 when none fits. */
-static int choose_window(const Layout *lay, u128 covered) {
-    for (int t = lay->n_items - 1 < 63 ? lay->n_items - 1 : 63; t >= 0; t--) {
-        int n_front = lay->n_items - t, F = 64 - t, fits = 1;
-        u128 front = n_front >= 128 ? ~(u128)0 : (((u128)1 << n_front) - 1);
-        for (int32_t k = 0; k < lay->n_options && fits; k++) {
-            u128 m = lay->option_mask[k] & front;
-            int lead = lay->option_lead[k];
-            if (lead >= n_front || highest128(m) - lead > F) fits = 0;
-        }
-        u128 open = ~covered & front;
-        if (fits && open) {
-            int c0 = ctz128(open);
-            u128 above = (covered & front) >> c0 >> 1;
-            if (F < 128 && (above >> F)) fits = 0;
-        }
-        if (fits) return t;
+/* Take n bytes from the count's allowance; 0 (and the count declined) when it is spent. */
+static inline int mem_take(Count *o, size_t n) {
+    size_t now = __atomic_add_fetch(&o->bytes, n, __ATOMIC_RELAXED);
+    if (now > o->max_bytes) {
+        __atomic_sub_fetch(&o->bytes, n, __ATOMIC_RELAXED);
+        o->declined = 1;
+        o->abort = 1;
+        return 0;
     }
-    return -1;
-}
-
-/* The options and the start of a cover of at most 128 items in window terms, for a front
- * of n_front items (see Layout). */
-static void window_terms(Layout *lay, int n_front, u128 covered) {
-    u128 front = n_front >= 128 ? ~(u128)0 : (((u128)1 << n_front) - 1);
-    for (int32_t k = 0; k < lay->n_options; k++) {
-        u128 m = lay->option_mask[k];
-        lay->option_front[k] = (m & front) >> lay->option_lead[k] >> 1;
-        lay->option_tail[k] = n_front >= 128 ? 0 : m >> n_front;
+    size_t peak = __atomic_load_n(&o->peak_bytes, __ATOMIC_RELAXED);
+    while (now > peak && !__atomic_compare_exchange_n(&o->peak_bytes, &peak, now, 1, __ATOMIC_RELAXED,
+                                                      __ATOMIC_RELAXED)) {
     }
-    u128 open = ~covered & front;
-    lay->start_level = open ? ctz128(open) : lay->n_items;
-    lay->start_front = open ? (covered & front) >> lay->start_level >> 1 : 0;
-    lay->start_tail = n_front >= 128 ? 0 : covered >> n_front;
+    return 1;
 }
 
-static u128 u128_from(PyObject *lo_list, PyObject *hi_list, Py_ssize_t k) {
-    unsigned long long lo = PyLong_AsUnsignedLongLong(PyList_GET_ITEM(lo_list, k));
-    unsigned long long hi = PyLong_AsUnsignedLongLong(PyList_GET_ITEM(hi_list, k));
-    return ((u128)hi << 64) | (u128)lo;
+static inline void mem_give(Count *o, size_t n) { __atomic_sub_fetch(&o->bytes, n, __ATOMIC_RELAXED); }
+
+/* Within a level, every STOP_EVERY states: should this thread stop?  Thread 0 (the
+ * caller's thread) hears signals, and ends a probe that outruns its hard deadline. */
+static inline int poll_stop(Count *o, int p) {
+    if (p == 0) {
+        if (o->interrupt && interrupt_check(o->interrupt)) {
+            o->interrupted = 1;
+            o->abort = 1;
+        } else if (o->hard_deadline >= 0 && now_seconds() > o->hard_deadline) {
+            o->stopped = 1;
+            o->abort = 1;
+        }
+    }
+    return o->abort;
 }
 
-static void layout_free(Layout *lay) {
-    free(lay->lead_start);
-    free(lay->group_start);
-    free(lay->group_far_item);
-    free(lay->option_lead);
-    free(lay->option_mask);
-    free(lay->option_front);
-    free(lay->option_tail);
-}
-
-/* A fresh layout with its arrays for n_opt options; 0 on success (else a MemoryError is
- * set and the layout freed). */
-static int layout_alloc(Layout *lay, int n_items, int n_primary, Py_ssize_t n_opt) {
-    memset(lay, 0, sizeof *lay);
-    lay->n_items = n_items;
-    lay->n_primary = n_primary;
-    lay->n_options = (int)n_opt;
-    lay->lead_start = calloc((size_t)n_primary + 2, sizeof(int32_t));
-    lay->group_start = malloc(sizeof(int32_t) * ((size_t)n_opt + 1));
-    lay->group_far_item = malloc(sizeof(int32_t) * ((size_t)n_opt + 1));
-    lay->option_lead = malloc(sizeof(int32_t) * ((size_t)n_opt + 1));
-    lay->option_mask = malloc(sizeof(u128) * ((size_t)n_opt + 1));
-    lay->option_front = malloc(sizeof(u128) * ((size_t)n_opt + 1));
-    lay->option_tail = malloc(sizeof(u128) * ((size_t)n_opt + 1));
-    if (!lay->lead_start || !lay->group_start || !lay->group_far_item || !lay->option_lead || !lay->option_mask ||
-        !lay->option_front || !lay->option_tail) {
-        layout_free(lay);
-        PyErr_NoMemory();
-        return -1;
+/* At the start of level c: does thread p see a reason to stop here (a probe's deadline
+ * or last level: thread 0 decides; anyone may have aborted)? */
+static inline int level_stop(Count *o, int p, int c) {
+    if (o->abort) return 1;
+    if (p == 0 && ((o->stop_level >= 0 && c >= o->stop_level) || (o->deadline >= 0 && now_seconds() > o->deadline))) {
+        o->stopped = 1;
+        return 1;
     }
     return 0;
 }
 
-/* Option k's lead and far item into the groups (runs of options with the same lead and
- * far item; options must come in lead / far order); -1 when the order is broken or an
- * item is out of range (a ValueError set, the layout freed).  *prev: the last lead. */
-static int layout_group(Layout *lay, Py_ssize_t k, long lead, long far, int32_t *prev_lead, int32_t *prev_far) {
-    if (lead < 0 || lead >= lay->n_primary || far < lead || far >= lay->n_items || lead < *prev_lead ||
-        (lead == *prev_lead && far < *prev_far)) {
-        layout_free(lay);
-        PyErr_Format(PyExc_ValueError, "frontier count: option %zd is not in lead / far order", k);
+/* The slice of a record of level c (a hash independent of the threads' partition). */
+static inline int slice_of(uint64_t hash, int c, int slices) {
+    uint64_t h = (hash ^ ((uint64_t)(c + 1) * 0xC2B2AE3D27D4EB4Full)) * 0x94D049BB133111EBull;
+    h ^= h >> 31;
+    return (int)(((u128)h * (u128)slices) >> 64);
+}
+
+/* A barrier that also tells every thread whether any of them asked to stop. */
+typedef struct {
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    int n, waiting, generation, flag, result, made;
+} Barrier;
+
+static int barrier_init(Barrier *b, int n) {
+    memset(b, 0, sizeof *b);
+    b->n = n;
+    if (n == 1) return 0;
+    if (pthread_mutex_init(&b->lock, NULL)) return -1;
+    if (pthread_cond_init(&b->wake, NULL)) {
+        pthread_mutex_destroy(&b->lock);
         return -1;
     }
-    if (lead != *prev_lead || far != *prev_far) {
-        lay->group_start[lay->n_groups] = (int32_t)k;
-        lay->group_far_item[lay->n_groups] = (int32_t)far;
-        for (long c = *prev_lead + 1; c <= lead; c++) lay->lead_start[c] = lay->n_groups;
-        lay->n_groups++;
-        *prev_lead = (int32_t)lead;
-        *prev_far = (int32_t)far;
-    }
-    lay->option_lead[k] = (int32_t)lead;
+    b->made = 1;
     return 0;
 }
 
-/* The count's result as count() returns it (see there). */
-static PyObject *count_result(const Tally *tally, double elapsed, int key_bits) {
-    if (tally->status == FR_INTERRUPTED) return NULL; /* a signal handler's exception is set */
-    if (tally->status == FR_NOMEM) return PyErr_NoMemory();
-    if (tally->status == FR_OVERFLOW) {
-        PyErr_SetString(PyExc_OverflowError, "the count passed 2^128");
-        return NULL;
-    }
-    if (tally->status == FR_DECLINED) Py_RETURN_NONE;
-    return Py_BuildValue("KKKKKKdi", (unsigned long long)(tally->total >> 64), (unsigned long long)tally->total,
-                         (unsigned long long)tally->states, (unsigned long long)tally->leaves,
-                         (unsigned long long)tally->transitions, (unsigned long long)tally->updates, elapsed,
-                         key_bits);
+/* Fewer threads than planned came: the barrier waits for the ones there are. */
+static void barrier_shrink(Barrier *b, int missing) {
+    if (!b->made) return;
+    pthread_mutex_lock(&b->lock);
+    b->n -= missing;
+    pthread_mutex_unlock(&b->lock);
 }
 
-/* Fix the front at n_front items (the rest is the tail): the levels, the groups of the
- * levels past the last lead (none), and, for a cover given by absolute masks, the window
- * terms of its options and of the start `covered`. */
-static void set_front(Layout *lay, int n_front, int32_t last_lead, int absolute, u128 covered) {
-    lay->n_front = n_front;
-    lay->n_levels = lay->n_primary < n_front ? lay->n_primary : n_front;
-    for (long c = last_lead + 1; c <= lay->n_levels; c++) lay->lead_start[c] = lay->n_groups;
-    if (absolute) window_terms(lay, n_front, covered);
+static void barrier_destroy(Barrier *b) {
+    if (!b->made) return; /* a one-thread barrier made no lock */
+    pthread_cond_destroy(&b->wake);
+    pthread_mutex_destroy(&b->lock);
 }
 
-/* Count with 64-bit keys and a tail of t64 items when t64 >= 0; else, or when that count
- * passed 2^64, with 128-bit keys and a tail of t128 items.  The key width used. */
-static int count_widths(Layout *lay, int t64, int t128, int32_t last_lead, int absolute, u128 covered,
-                        Tally *tally) {
-    const Tally caps = *tally;
-    if (t64 >= 0) {
-        set_front(lay, lay->n_items - t64, last_lead, absolute, covered);
-        narrow_count(lay, 64 - t64, tally);
-        if (tally->status != FR_OVERFLOW) return 64;
+/* Wait for every thread; 1 when any of them passed flag = 1. */
+static int barrier_wait(Barrier *b, int flag) {
+    if (!b->made || b->n == 1) return flag;
+    pthread_mutex_lock(&b->lock);
+    b->flag |= flag;
+    int generation = b->generation;
+    if (++b->waiting == b->n) {
+        b->result = b->flag;
+        b->flag = 0;
+        b->waiting = 0;
+        b->generation++;
+        pthread_cond_broadcast(&b->wake);
+    } else {
+        while (generation == b->generation) pthread_cond_wait(&b->wake, &b->lock);
     }
-    set_front(lay, lay->n_items - t128, last_lead, absolute, covered);
-    *tally = caps;
-    wide_count(lay, 128 - t128, tally);
-    return 128;
+    int result = b->result;
+    pthread_mutex_unlock(&b->lock);
+    return result;
+}
+
+/* the template: one instantiation per key width, counts of one residue or of K */
+#define KW 1
+#define KC 1
+#include "_frontier_levels.h"
+#undef KC
+#define KC 0
+#include "_frontier_levels.h"
+#undef KC
+#undef KW
+
+#define KW 2
+#define KC 1
+#include "_frontier_levels.h"
+#undef KC
+#define KC 0
+#include "_frontier_levels.h"
+#undef KC
+#undef KW
+
+#define KW 4
+#define KC 0
+#include "_frontier_levels.h"
+#undef KC
+#undef KW
+
+#define KW 8
+#define KC 0
+#include "_frontier_levels.h"
+#undef KC
+#undef KW
+
+#define KW 16
+#define KC 0
+#include "_frontier_levels.h"
+#undef KC
+#undef KW
+
+/* ------------------------------------------------------------------ the Plan type */
+
+static void plan_dealloc(Plan *pl) {
+    free(pl->lead_start);
+    free(pl->group_start);
+    free(pl->group_far_bit);
+    free(pl->split);
+    free(pl->tail_far);
+    free(pl->group_of_tail);
+    free(pl->rest);
+    free(pl->beyond);
+    free(pl->src_rel);
+    free(pl->cells_rel);
+    Py_TYPE(pl)->tp_free((PyObject *)pl);
+}
+
+static int bit_of(const uint64_t *k, int b) { return (int)((k[b >> 6] >> (b & 63)) & 1); }
+static void set_bit(uint64_t *k, int b) { k[b >> 6] |= 1ull << (b & 63); }
+
+/* A buffer argument as a read-only byte span of exactly `size` bytes; -1 (ValueError set)
+ * otherwise. */
+static int span_of(Py_buffer *view, Py_ssize_t size, const char *what) {
+    if (view->len != size) {
+        PyErr_Format(PyExc_ValueError, "frontier plan: %s has %zd bytes, not %zd", what, view->len, size);
+        return -1;
+    }
+    return 0;
 }
 
 /*
- * count(n_items, n_primary, leads, far, lo, hi, start_lo, start_hi, max_transitions, max_bytes,
- *       narrow)
- *   -> None (declined: a cap was reached) or
- *      (count >> 64, count & (2^64 - 1), states, leaves, transitions, updates, seconds, key_bits)
+ * Plan(n_levels, n_tail, F, key_words, leads, far_bits, rest, tail_need, walls)
  *
- * leads[k]: option k's lead (its lowest primary item); far[k]: its highest item;
- * lo[k] / hi[k]: the low and high 64 bits of its item set.  Options must come grouped by
- * lead and, within a lead, by far item.  start_lo/hi: the items covered at the start
- * (the options of a path), none of them overlapping.  narrow=0 forces 128-bit keys.
- * shifts, src_lo, src_hi, cells_lo, cells_hi, min_piece (optional): the walls — neighbour
- * offsets in item numbers, the cells having a neighbour at each, the cells checked — and
- * the smallest piece's size (2 when the neighbours are not a board's).
+ * leads, far_bits: int32 per option (its lead, the key bit of its highest item or -1
+ * when that is the lead), options in (lead, far bit) order; rest: key_words uint64 per
+ * option (its other items as key bits); tail_need: key_words uint64 (the primary tail
+ * items); walls: None or (shifts, neighbour masks: uint16 per front item, cells: uint8
+ * per front item, smallest piece).
+ */
+static int plan_init(Plan *pl, PyObject *args, PyObject *kwds) {
+    (void)kwds;
+    int L, t, F, KW;
+    Py_buffer leads = {0}, fars = {0}, rest = {0}, need = {0};
+    PyObject *walls;
+    if (!PyArg_ParseTuple(args, "iiiiy*y*y*y*O", &L, &t, &F, &KW, &leads, &fars, &rest, &need, &walls)) return -1;
+    int ok = -1;
+    Py_buffer nb = {0}, cells = {0};
+    if (L < 1 || t < 0 || F < 1 || (KW != 1 && KW != 2 && KW != 4 && KW != 8 && KW != 16) || F + t > 64 * KW) {
+        PyErr_SetString(PyExc_ValueError, "frontier plan: 1.. levels, a window of 1.. bits, key words 1, 2, 4, 8 or 16 "
+                                          "holding the window and the tail");
+        goto out;
+    }
+    Py_ssize_t n = leads.len / 4;
+    if (leads.len % 4 || span_of(&fars, 4 * n, "far_bits") || span_of(&rest, 8 * n * KW, "rest") ||
+        span_of(&need, 8 * KW, "tail_need"))
+        goto out;
+    if (n > INT32_MAX - 1) {
+        PyErr_SetString(PyExc_ValueError, "frontier plan: too many options");
+        goto out;
+    }
+    pl->n_levels = L;
+    pl->n_tail = t;
+    pl->F = F;
+    pl->KW = KW;
+    pl->n_options = (int)n;
+    pl->lead_start = calloc((size_t)L + 2, sizeof(int32_t));
+    pl->group_start = malloc(sizeof(int32_t) * ((size_t)n + 1));
+    pl->group_far_bit = malloc(sizeof(int32_t) * ((size_t)n + 1));
+    pl->split = calloc((size_t)L + 1, sizeof(int32_t));
+    pl->tail_far = calloc((size_t)L * KW + 1, sizeof(uint64_t));
+    pl->group_of_tail = t ? malloc(sizeof(int32_t) * (size_t)L * (size_t)t) : NULL;
+    pl->rest = malloc(sizeof(uint64_t) * ((size_t)n * KW + 1));
+    if (!pl->lead_start || !pl->group_start || !pl->group_far_bit || !pl->split || !pl->tail_far ||
+        (t && !pl->group_of_tail) || !pl->rest) {
+        PyErr_NoMemory();
+        goto out;
+    }
+    memcpy(pl->rest, rest.buf, (size_t)rest.len);
+    memcpy(pl->tail_need, need.buf, (size_t)need.len);
+    const int32_t *lead = leads.buf, *far = fars.buf;
+    int32_t prev_lead = -1, prev_far = -2;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        int32_t c = lead[k], b = far[k];
+        const uint64_t *m = pl->rest + (size_t)k * KW;
+        int bad = c < 0 || c >= L || b < -1 || b >= F + t || c < prev_lead || (c == prev_lead && b < prev_far);
+        if (!bad && b >= 0) bad = !bit_of(m, b);
+        for (int i = 0; i < KW && !bad; i++) { /* no bit past the far bit, none past the key */
+            int lo = 64 * i;
+            int top = b + 1; /* bits at or above top must be clear */
+            uint64_t allowed = top >= lo + 64 ? ~0ull : top <= lo ? 0 : (1ull << (top - lo)) - 1;
+            bad = (m[i] & ~allowed) != 0;
+        }
+        if (bad) {
+            PyErr_Format(PyExc_ValueError, "frontier plan: option %zd is not in lead / far order or its bits do not "
+                                           "match its far bit", k);
+            goto out;
+        }
+        if (c != prev_lead || b != prev_far) {
+            pl->group_start[pl->n_groups] = (int32_t)k;
+            pl->group_far_bit[pl->n_groups] = b;
+            for (int32_t x = prev_lead + 1; x <= c; x++) pl->lead_start[x] = pl->n_groups;
+            pl->n_groups++;
+            prev_lead = c;
+            prev_far = b;
+        }
+    }
+    pl->group_start[pl->n_groups] = (int32_t)n;
+    for (int32_t x = prev_lead + 1; x <= L; x++) pl->lead_start[x] = pl->n_groups;
+    for (int c = 0; c < L; c++) { /* groups come by far bit: the tail ones last */
+        int32_t g = pl->lead_start[c];
+        while (g < pl->lead_start[c + 1] && pl->group_far_bit[g] < F) g++;
+        pl->split[c] = g;
+        for (; g < pl->lead_start[c + 1]; g++) {
+            int b = pl->group_far_bit[g];
+            set_bit(pl->tail_far + (size_t)c * KW, b);
+            pl->group_of_tail[(size_t)c * t + (size_t)(b - F)] = g;
+        }
+    }
+    if (walls != Py_None) {
+        PyObject *shifts;
+        int min_piece;
+        if (!PyArg_ParseTuple(walls, "O!y*y*i", &PyList_Type, &shifts, &nb, &cells, &min_piece)) goto out;
+        Py_ssize_t S = PyList_GET_SIZE(shifts);
+        if (S < 1 || S > MAX_SHIFTS || F + 1 > 64 * KW || span_of(&nb, 2 * (Py_ssize_t)L, "neighbour masks") ||
+            span_of(&cells, L, "cells")) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "frontier plan: 1..16 neighbour shifts and a position past the window");
+            goto out;
+        }
+        pl->n_shifts = (int)S;
+        pl->min_piece = min_piece < 2 ? 2 : min_piece;
+        for (Py_ssize_t s = 0; s < S; s++) {
+            long d = PyLong_AsLong(PyList_GET_ITEM(shifts, s));
+            if (PyErr_Occurred()) goto out;
+            if (d == 0 || d <= -64 * KW || d >= 64 * KW) {
+                PyErr_Format(PyExc_ValueError, "frontier plan: neighbour shift %ld is outside the key", d);
+                goto out;
+            }
+            pl->shift[s] = (int)d;
+        }
+        for (int j = 0; j <= F; j++) set_bit(pl->pos_mask, j);
+        pl->beyond = calloc((size_t)S * KW, sizeof(uint64_t));
+        pl->src_rel = calloc((size_t)L * S * KW, sizeof(uint64_t));
+        pl->cells_rel = calloc((size_t)L * KW, sizeof(uint64_t));
+        if (!pl->beyond || !pl->src_rel || !pl->cells_rel) {
+            PyErr_NoMemory();
+            goto out;
+        }
+        const uint16_t *mask = nb.buf;
+        const uint8_t *cell = cells.buf;
+        for (int s = 0; s < S; s++)
+            for (int j = 0; j <= F; j++)
+                if (pl->shift[s] > 0 && j + pl->shift[s] > F) set_bit(pl->beyond + (size_t)s * KW, j);
+        for (int c = 0; c < L; c++)
+            for (int j = 0; j <= F && c + j < L; j++) {
+                if (!cell[c + j]) continue;
+                set_bit(pl->cells_rel + (size_t)c * KW, j);
+                for (int s = 0; s < S; s++)
+                    if ((mask[c + j] >> s) & 1) set_bit(pl->src_rel + ((size_t)c * S + s) * KW, j);
+            }
+    }
+    ok = 0;
+out:
+    PyBuffer_Release(&leads);
+    PyBuffer_Release(&fars);
+    PyBuffer_Release(&rest);
+    PyBuffer_Release(&need);
+    if (nb.obj) PyBuffer_Release(&nb);
+    if (cells.obj) PyBuffer_Release(&cells);
+    return ok;
+}
+
+static PyObject *plan_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
+    (void)args;
+    (void)kwds;
+    Plan *pl = (Plan *)type->tp_alloc(type, 0);
+    return (PyObject *)pl; /* every field zero until __init__ fills it */
+}
+
+static PyObject *plan_get_key_words(Plan *pl, void *closure) {
+    (void)closure;
+    return PyLong_FromLong(pl->KW);
+}
+
+static PyObject *plan_get_bytes(Plan *pl, void *closure) {
+    (void)closure;
+    size_t L = (size_t)pl->n_levels, KW = (size_t)pl->KW;
+    size_t bytes = sizeof(int32_t) * (3 * L + 3 * (size_t)pl->n_options + L * (size_t)pl->n_tail) +
+                   sizeof(uint64_t) * (L * KW + (size_t)pl->n_options * KW) +
+                   (pl->n_shifts ? sizeof(uint64_t) * (L * (size_t)pl->n_shifts * KW + L * KW) : 0);
+    return PyLong_FromSize_t(bytes);
+}
+
+static PyGetSetDef plan_getset[] = {
+    {"key_words", (getter)plan_get_key_words, NULL, "64-bit words of a state's key", NULL},
+    {"nbytes", (getter)plan_get_bytes, NULL, "bytes the plan's tables take", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject PlanType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "core._frontier.Plan",
+    .tp_basicsize = sizeof(Plan),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "An exact cover flattened for counting by levels (see core/frontier.py).",
+    .tp_new = plan_new,
+    .tp_init = (initproc)plan_init,
+    .tp_dealloc = (destructor)plan_dealloc,
+    .tp_getset = plan_getset,
+};
+
+/* ------------------------------------------------------------------ count() */
+
+static void dispatch(const Plan *pl, Count *o) {
+    int one = o->K == 1;
+    switch (pl->KW) {
+    case 1:
+        if (one) count_1_1(pl, o);
+        else count_1_0(pl, o);
+        break;
+    case 2:
+        if (one) count_2_1(pl, o);
+        else count_2_0(pl, o);
+        break;
+    case 4: count_4_0(pl, o); break;
+    case 8: count_8_0(pl, o); break;
+    default: count_16_0(pl, o); break;
+    }
+}
+
+static PyObject *bytes_of(const void *v, size_t n) { return PyBytes_FromStringAndSize(v, (Py_ssize_t)n); }
+
+/*
+ * count(plan, start_level, start_key, moduli, exact, threads, cut_level, slices, slice,
+ *       max_bytes, max_transitions, seconds, stop_level)
+ *   -> (status, residues, states, leaves, transitions, updates, seconds, peak_bytes,
+ *       levels_done, level_states, level_pairs, left_pairs, level_clock)
+ *
+ * start_key: key_words uint64 (the start's covered items above start_level, in key
+ * terms); moduli: K uint64, moduli[0] ignored (2^64), the others primes below 2^63;
+ * exact: K = 1 and an overflow past 2^64 is a status; cut_level < 0: no cut; seconds < 0,
+ * stop_level < 0: no probe limit.  residues, level_states and level_pairs come as bytes
+ * of uint64, level_clock (the seconds from the start to each level's end) of double.  Statuses: 0 done, 1 stopped (probe), 2 overflow, 3 declined (memory or
+ * moves), 4 no thread could be started; an interrupt raises the handler's exception.
  */
 static PyObject *frontier_count(PyObject *self, PyObject *args) {
     (void)self;
-    int n_items, n_primary, narrow;
-    PyObject *leads, *fars, *los, *his, *shifts = NULL, *src_lo = NULL, *src_hi = NULL;
-    unsigned long long start_lo, start_hi, max_transitions, max_bytes, cells_lo = 0, cells_hi = 0;
-    int min_piece = 2;
-    if (!PyArg_ParseTuple(args, "iiO!O!O!O!KKKKp|O!O!O!KKi", &n_items, &n_primary, &PyList_Type, &leads, &PyList_Type,
-                          &fars, &PyList_Type, &los, &PyList_Type, &his, &start_lo, &start_hi, &max_transitions,
-                          &max_bytes, &narrow, &PyList_Type, &shifts, &PyList_Type, &src_lo, &PyList_Type, &src_hi,
-                          &cells_lo, &cells_hi, &min_piece))
+    Plan *pl;
+    int start_level, exact, threads, cut_level, slices, slice, stop_level;
+    Py_buffer key = {0}, mods = {0};
+    unsigned long long max_bytes, max_transitions;
+    double seconds;
+    if (!PyArg_ParseTuple(args, "O!iy*y*piiiiKKdi", &PlanType, &pl, &start_level, &key, &mods, &exact, &threads,
+                          &cut_level, &slices, &slice, &max_bytes, &max_transitions, &seconds, &stop_level))
         return NULL;
-    Py_ssize_t n_shifts = shifts ? PyList_GET_SIZE(shifts) : 0;
-    if (shifts && (n_shifts > MAX_SHIFTS || !src_lo || !src_hi || PyList_GET_SIZE(src_lo) != n_shifts ||
-                   PyList_GET_SIZE(src_hi) != n_shifts)) {
-        PyErr_SetString(PyExc_ValueError, "frontier count: at most 16 neighbour shifts, each with its cells");
-        return NULL;
+    PyObject *result = NULL;
+    Count *o = NULL;
+    int L = pl->n_levels;
+    Py_ssize_t K = mods.len / 8;
+    if (!pl->rest) {
+        PyErr_SetString(PyExc_ValueError, "frontier count: the plan was not initialised");
+        goto out;
     }
-    Py_ssize_t n_opt = PyList_GET_SIZE(leads);
-    if (n_items < 1 || n_items > 128 || n_primary < 1 || n_primary > n_items || PyList_GET_SIZE(fars) != n_opt ||
-        PyList_GET_SIZE(los) != n_opt || PyList_GET_SIZE(his) != n_opt || n_opt > INT32_MAX - 1) {
-        PyErr_SetString(PyExc_ValueError, "frontier count: 1..128 items, and one lead, far item and mask per option");
-        return NULL;
+    if (key.len != 8 * pl->KW || mods.len % 8 || K < 1 || K > MAX_RESIDUES || (exact && K != 1) || threads < 1 ||
+        threads > 256 || slices < 1 || slice < 0 || slice >= slices || start_level < 0) {
+        PyErr_SetString(PyExc_ValueError, "frontier count: a start key of the plan's words, 1..4096 moduli (one when "
+                                          "exact), 1..256 threads, a slice among the slices");
+        goto out;
     }
-    Layout lay;
-    if (layout_alloc(&lay, n_items, n_primary, n_opt)) return NULL;
-    lay.n_shifts = (int)n_shifts;
-    lay.min_piece = min_piece < 2 ? 2 : min_piece;
-    lay.cells = ((u128)cells_hi << 64) | (u128)cells_lo;
-    for (Py_ssize_t k = 0; k < n_shifts; k++) {
-        long d = PyLong_AsLong(PyList_GET_ITEM(shifts, k));
-        lay.shift_src[k] = u128_from(src_lo, src_hi, k);
-        if (PyErr_Occurred()) {
-            layout_free(&lay);
-            return NULL;
+    const uint64_t *m = mods.buf;
+    for (Py_ssize_t j = 1; j < K; j++)
+        if (m[j] < 2 || m[j] >> 63) {
+            PyErr_SetString(PyExc_ValueError, "frontier count: moduli past the first are below 2^63");
+            goto out;
         }
-        if (d == 0 || d <= -n_items || d >= n_items) {
-            layout_free(&lay);
-            PyErr_Format(PyExc_ValueError, "frontier count: neighbour shift %ld is outside the items", d);
-            return NULL;
-        }
-        lay.shift[k] = (int)d;
+    o = calloc(1, sizeof(Count));
+    if (!o) {
+        PyErr_NoMemory();
+        goto out;
     }
-    /* groups: runs of options with the same (lead, far item) */
-    int32_t prev_lead = -1, prev_far = -1;
-    for (Py_ssize_t k = 0; k < n_opt; k++) {
-        long lead = PyLong_AsLong(PyList_GET_ITEM(leads, k));
-        long far = PyLong_AsLong(PyList_GET_ITEM(fars, k));
-        u128 mask = u128_from(los, his, k);
-        if (PyErr_Occurred()) {
-            layout_free(&lay);
-            return NULL;
-        }
-        if (layout_group(&lay, k, lead, far, &prev_lead, &prev_far)) return NULL;
-        if (!((mask >> lead) & 1) || !((mask >> far) & 1) || (lead && (mask & (((u128)1 << lead) - 1))) ||
-            (mask >> far >> 1)) {
-            layout_free(&lay);
-            PyErr_Format(PyExc_ValueError, "frontier count: option %zd's items do not match its lead and far item", k);
-            return NULL;
-        }
-        lay.option_mask[k] = mask;
+    o->level_states = calloc((size_t)L, sizeof(uint64_t));
+    o->level_pairs = calloc((size_t)L, sizeof(uint64_t));
+    o->level_clock = calloc((size_t)L, sizeof(double));
+    if (!o->level_states || !o->level_pairs || !o->level_clock) {
+        PyErr_NoMemory();
+        goto out;
     }
-    lay.group_start[lay.n_groups] = (int32_t)n_opt;
-
-    u128 covered = ((u128)start_hi << 64) | (u128)start_lo;
-    u128 all = n_items == 128 ? ~(u128)0 : (((u128)1 << n_items) - 1);
-    if (covered & ~all) {
-        layout_free(&lay);
-        PyErr_SetString(PyExc_ValueError, "frontier count: start state names an item that does not exist");
-        return NULL;
-    }
+    o->K = (int)K;
+    o->exact = exact;
+    o->threads = threads;
+    o->mod = m;
+    o->start_level = start_level;
+    memcpy(o->start_key, key.buf, (size_t)key.len);
+    o->cut_level = slices > 1 ? cut_level : -1;
+    o->slices = slices;
+    o->slice = slice;
+    o->max_bytes = (size_t)max_bytes;
+    o->max_transitions = max_transitions;
+    o->stop_level = stop_level;
     Interrupt interrupt;
-    Tally tally = {.max_transitions = max_transitions, .max_bytes = max_bytes, .interrupt = &interrupt};
-    int key_bits = 128;
-    double started = now_seconds();
+    o->interrupt = &interrupt;
+    double started = o->started = now_seconds();
+    /* a probe stops at the first level boundary past `seconds`, or within a level past
+       half as long again */
+    o->deadline = seconds < 0 ? -1.0 : started + seconds;
+    o->hard_deadline = seconds < 0 ? -1.0 : started + 1.5 * seconds + 0.05;
     interrupt_release(&interrupt);
-    /* a 64-bit window when one fits; else 128-bit keys over every item (no tail) */
-    key_bits = count_widths(&lay, narrow ? choose_window(&lay, covered) : -1, 0, prev_lead, 1, covered, &tally);
+    dispatch(pl, o);
     interrupt_reacquire(&interrupt);
     double elapsed = now_seconds() - started;
-    layout_free(&lay);
-    return count_result(&tally, elapsed, key_bits);
-}
-
-static int highest_or_minus1(u128 x) { return x ? highest128(x) : -1; }
-
-/*
- * count_window(n_items, n_primary, n_front, leads, fars, front_lo, front_hi, tail_lo, tail_hi,
- *              start_level, start_front_lo, start_front_hi, start_tail_lo, start_tail_hi,
- *              max_transitions, max_bytes, narrow) -> as count()
- *
- * The same count for a cover of ANY number of items whose options fit one window: items
- * below n_front are front items (every lead among them), the t = n_items - n_front others
- * the tail (t <= 127).  Each option comes in window terms (see Layout): its front items
- * other than the lead as bits item - lead - 1 (front_lo/hi), its tail items as bits
- * item - n_front (tail_lo/hi); so does the start.  No walls.  Keys of 64 bits when the
- * front bits used and the tail fit them, else of 128; None (declined) also when they do
- * not fit 128 bits.
- */
-static PyObject *frontier_count_window(PyObject *self, PyObject *args) {
-    (void)self;
-    int n_items, n_primary, n_front, start_level, narrow;
-    PyObject *leads, *fars, *front_lo, *front_hi, *tail_lo, *tail_hi;
-    unsigned long long sf_lo, sf_hi, st_lo, st_hi, max_transitions, max_bytes;
-    if (!PyArg_ParseTuple(args, "iiiO!O!O!O!O!O!iKKKKKKp", &n_items, &n_primary, &n_front, &PyList_Type, &leads,
-                          &PyList_Type, &fars, &PyList_Type, &front_lo, &PyList_Type, &front_hi, &PyList_Type,
-                          &tail_lo, &PyList_Type, &tail_hi, &start_level, &sf_lo, &sf_hi, &st_lo, &st_hi,
-                          &max_transitions, &max_bytes, &narrow))
-        return NULL;
-    Py_ssize_t n_opt = PyList_GET_SIZE(leads);
-    int t = n_items - n_front;
-    if (n_items < 1 || n_primary < 1 || n_primary > n_items || n_front < 1 || t < 0 || t > 127 ||
-        start_level < 0 || PyList_GET_SIZE(fars) != n_opt || PyList_GET_SIZE(front_lo) != n_opt ||
-        PyList_GET_SIZE(front_hi) != n_opt || PyList_GET_SIZE(tail_lo) != n_opt || PyList_GET_SIZE(tail_hi) != n_opt ||
-        n_opt > INT32_MAX - 1) {
-        PyErr_SetString(PyExc_ValueError,
-                        "frontier count_window: a front of 1.. items, a tail of at most 127, one lead, far item, "
-                        "front and tail bits per option, a start level of 0 or more");
-        return NULL;
+    if (o->interrupted || interrupt.raised) goto out; /* the handler's exception is set */
+    result = Py_BuildValue("(iNKKKKdnKNNKN)", o->status, bytes_of(o->total, 8 * (size_t)K),
+                           (unsigned long long)o->states, (unsigned long long)o->leaves,
+                           (unsigned long long)o->transitions, (unsigned long long)o->updates, elapsed,
+                           (Py_ssize_t)o->peak_bytes, (unsigned long long)o->levels_done,
+                           bytes_of(o->level_states, 8 * (size_t)L), bytes_of(o->level_pairs, 8 * (size_t)L),
+                           (unsigned long long)o->left_pairs, bytes_of(o->level_clock, sizeof(double) * (size_t)L));
+out:
+    if (o) {
+        free(o->level_states);
+        free(o->level_pairs);
+        free(o->level_clock);
+        free(o);
     }
-    Layout lay;
-    if (layout_alloc(&lay, n_items, n_primary, n_opt)) return NULL;
-    int32_t prev_lead = -1, prev_far = -1;
-    int reach = highest_or_minus1(((u128)sf_hi << 64) | (u128)sf_lo); /* the front bits any key uses */
-    for (Py_ssize_t k = 0; k < n_opt; k++) {
-        long lead = PyLong_AsLong(PyList_GET_ITEM(leads, k));
-        long far = PyLong_AsLong(PyList_GET_ITEM(fars, k));
-        u128 front = u128_from(front_lo, front_hi, k), tail = u128_from(tail_lo, tail_hi, k);
-        if (PyErr_Occurred()) {
-            layout_free(&lay);
-            return NULL;
-        }
-        if (layout_group(&lay, k, lead, far, &prev_lead, &prev_far)) return NULL;
-        int far_bit = far < n_front ? (int)(far - lead - 1) : (int)(far - n_front);
-        u128 far_set = far < n_front ? front : tail;
-        if (lead >= n_front || (t ? tail >> t : tail) != 0 ||
-            (far != lead && (far_bit > 127 || !((far_set >> far_bit) & 1))) ||
-            (far < n_front ? (tail != 0 || (far == lead ? front != 0 : front >> far_bit >> 1 != 0))
-                           : tail >> far_bit >> 1 != 0)) {
-            layout_free(&lay);
-            PyErr_Format(PyExc_ValueError, "frontier count_window: option %zd's bits do not match its lead and far item", k);
-            return NULL;
-        }
-        int h = highest_or_minus1(front);
-        if (h > reach) reach = h;
-        lay.option_front[k] = front;
-        lay.option_tail[k] = tail;
-    }
-    lay.group_start[lay.n_groups] = (int32_t)n_opt;
-    lay.start_level = start_level;
-    lay.start_front = ((u128)sf_hi << 64) | (u128)sf_lo;
-    lay.start_tail = ((u128)st_hi << 64) | (u128)st_lo;
-    if ((t ? lay.start_tail >> t : lay.start_tail) != 0) {
-        layout_free(&lay);
-        PyErr_SetString(PyExc_ValueError, "frontier count_window: the start names a tail item that does not exist");
-        return NULL;
-    }
-    /* a key holds F = KEY_BITS - t front bits: every front bit used must be below F */
-    if (reach >= 128 - t) {
-        layout_free(&lay);
-        Py_RETURN_NONE;
-    }
-    Interrupt interrupt;
-    Tally tally = {.max_transitions = max_transitions, .max_bytes = max_bytes, .interrupt = &interrupt};
-    int key_bits = 128;
-    double started = now_seconds();
-    interrupt_release(&interrupt);
-    int fits64 = narrow && t <= 63 && reach < 64 - t;
-    key_bits = count_widths(&lay, fits64 ? t : -1, t, prev_lead, 0, 0, &tally);
-    interrupt_reacquire(&interrupt);
-    double elapsed = now_seconds() - started;
-    layout_free(&lay);
-    return count_result(&tally, elapsed, key_bits);
+    PyBuffer_Release(&key);
+    PyBuffer_Release(&mods);
+    return result;
 }
 
 static PyMethodDef frontier_methods[] = {
     {"count", frontier_count, METH_VARARGS, "Count exact covers level by level; see core/frontier.py."},
-    {"count_window", frontier_count_window, METH_VARARGS,
-     "Count exact covers of any size level by level, in window terms; see core/frontier.py."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -481,4 +640,18 @@ static struct PyModuleDef frontier_module = {
     NULL, NULL, NULL, NULL,
 };
 
-PyMODINIT_FUNC PyInit__frontier(void) { return PyModule_Create(&frontier_module); }
+PyMODINIT_FUNC PyInit__frontier(void) {
+    if (PyType_Ready(&PlanType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&frontier_module);
+    if (!m) return NULL;
+    Py_INCREF(&PlanType);
+    if (PyModule_AddObject(m, "Plan", (PyObject *)&PlanType) < 0) {
+        Py_DECREF(&PlanType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    PyModule_AddIntConstant(m, "MAX_RESIDUES", MAX_RESIDUES);
+    PyModule_AddIntConstant(m, "MAX_KEY_WORDS", MAX_KEY_WORDS);
+    PyModule_AddIntConstant(m, "MAX_SHIFTS", MAX_SHIFTS);
+    return m;
+}

@@ -1,362 +1,648 @@
 /*
- * _frontier_levels.h — the level count of _frontier.c for one key width.
+ * _frontier_levels.h — the level count of _frontier.c for one key width and count width.
  *
- * Included twice by _frontier.c: with KEY = COUNT = uint64_t (narrow: 16-byte pairs, the
- * common case of packings and tilings) and with KEY = COUNT = u128 (wide: any cover of at
- * most 128 items, and the fall back when a narrow count would pass 2^64).  LV(name) makes
- * the names of one width distinct.  See _frontier.c for the algorithm and the key layout.
+ * Included once per instantiation with KW (words of a key: 1, 2, 4, 8 or 16) and KC (words
+ * of a count: 1, or 0 for a run-time number of residues).  LV(name) makes the names of one
+ * instantiation distinct.  See _frontier.c for the algorithm, the key layout, the records
+ * and the threads.
+ *
+ * A record is RW = KW + K words: the key (front bits, then tail bits; see _frontier.c),
+ * then the count as K residues (word 0 modulo 2^64, word j >= 1 modulo the prime mod[j]).
+ * With KC = 1 the stride is a constant and the compiler unrolls every copy and sum.
  */
 
-typedef struct {
-    KEY key;
-    COUNT count;
-} LV(Pair);
+#define LV_CAT3(a, b, c) a##_##b##_##c
+#define LV_CAT(a, b, c) LV_CAT3(a, b, c)
+#define LV(name) LV_CAT(name, KW, KC)
 
-typedef struct {
-    LV(Pair) *pairs;
-    size_t n, cap;
-} LV(Pending);
-
-typedef struct {
-    const Layout *lay;
-    KEY *group_far; /* per group: its far item as a key bit (0: the lead itself) */
-    KEY *rest;      /* per option: its items other than the lead, as a key of its level */
-    int32_t *split; /* per level: its groups from split[c] on have a tail far item ... */
-    KEY *tail_far;  /* ... whose key bits are these (one group per bit) ... */
-    int32_t *group_of_bit; /* ... and group_of_bit[c * KEY_BITS + bit] is that group */
-    KEY front_mask; /* the F front bits of a key */
-    KEY tail_need;  /* the tail bits that must be set in a solution (primary tail items) */
-    int F;
-    LV(Pending) *pending;
-    size_t bytes, max_bytes;
-    uint64_t transitions, max_transitions, states, leaves, updates;
-    Interrupt *interrupt;
-    COUNT total;
-    int status;
-} LV(Run);
-
-static inline uint64_t LV(hash)(KEY k) {
-    uint64_t h = (uint64_t)k * 0x9E3779B97F4A7C15ull;
-#if KEY_BITS > 64
-    h ^= (uint64_t)(k >> 64) * 0xC2B2AE3D27D4EB4Full;
+#if KC
+#define RW (KW + KC)
+#define NK KC
+#else
+#define RW (r->R)
+#define NK (r->K)
 #endif
+
+/* ------------------------------------------------------------------ key operations */
+
+static inline int LV(k_isect)(const uint64_t *a, const uint64_t *b) {
+    uint64_t x = 0;
+    for (int i = 0; i < KW; i++) x |= a[i] & b[i];
+    return x != 0;
+}
+
+static inline int LV(k_zero)(const uint64_t *a) {
+    uint64_t x = 0;
+    for (int i = 0; i < KW; i++) x |= a[i];
+    return x == 0;
+}
+
+static inline int LV(k_eq)(const uint64_t *a, const uint64_t *b) {
+    uint64_t x = 0;
+    for (int i = 0; i < KW; i++) x |= a[i] ^ b[i];
+    return x == 0;
+}
+
+/* the lowest set bit of a (a != 0) */
+static inline int LV(k_ctz)(const uint64_t *a) {
+    for (int i = 0; i < KW - 1; i++)
+        if (a[i]) return 64 * i + __builtin_ctzll(a[i]);
+    return 64 * (KW - 1) + __builtin_ctzll(a[KW - 1]);
+}
+
+/* d = a >> s, 0 <= s < 64 KW */
+static inline void LV(k_shr)(uint64_t *d, const uint64_t *a, int s) {
+    int q = s >> 6, b = s & 63;
+    for (int i = 0; i < KW; i++) {
+        uint64_t lo = i + q < KW ? a[i + q] : 0, hi = i + q + 1 < KW ? a[i + q + 1] : 0;
+        d[i] = b ? (lo >> b) | (hi << (64 - b)) : lo;
+    }
+}
+
+/* d = a << s, 0 <= s < 64 KW */
+static inline void LV(k_shl)(uint64_t *d, const uint64_t *a, int s) {
+    int q = s >> 6, b = s & 63;
+    for (int i = KW - 1; i >= 0; i--) {
+        uint64_t hi = i - q >= 0 ? a[i - q] : 0, lo = i - q - 1 >= 0 ? a[i - q - 1] : 0;
+        d[i] = b ? (hi << b) | (lo >> (64 - b)) : hi;
+    }
+}
+
+static inline uint64_t LV(k_hash)(const uint64_t *a) {
+    uint64_t h = 0;
+    for (int i = 0; i < KW; i++) h = (h ^ a[i]) * 0x9E3779B97F4A7C15ull + (uint64_t)i;
     h ^= h >> 32;
     h *= 0xD6E8FEB86659FD93ull;
     return h ^ (h >> 29);
 }
 
-static inline int LV(ctz)(KEY x) {
-#if KEY_BITS > 64
-    uint64_t lo = (uint64_t)x;
-    return lo ? __builtin_ctzll(lo) : 64 + __builtin_ctzll((uint64_t)(x >> 64));
-#else
-    return __builtin_ctzll(x);
-#endif
+/* ------------------------------------------------------------------ the run */
+
+/* One thread's view of a run (thread p owns partition p of every level's states).  Each
+ * starts on a cache line of its own and ends with one of padding: the counters a thread
+ * bumps on every move would otherwise share a line with the fields the next thread reads
+ * on every move (two threads took 1.5x the CPU time of one on a 20x20 domino board). */
+typedef struct LV(Thread) {
+    _Alignas(64) struct LV(Run) *run;
+    int p;
+    uint64_t *scratch, *scratch2; /* sorting room, records */
+    size_t scratch_cap, scratch2_cap;
+    int32_t *table;               /* dedup table (keys of 2+ words), indices into scratch */
+    size_t table_cap;
+    uint64_t total[MAX_RESIDUES]; /* the solutions this thread counted, residues */
+    uint64_t states, leaves, transitions, updates;
+    int status;                   /* a reason to stop this thread found (FR_*) */
+    char padding[64];
+} LV(Thread);
+
+typedef struct LV(Run) {
+    const Plan *plan;
+    Count *out;
+    int K, R, T;
+    const uint64_t *mod;  /* mod[j], j >= 1: the primes; mod[0] is 2^64 (unused) */
+    int exact;            /* K = 1: residue 0 is the count itself; a carry is an overflow */
+    List *pending;        /* [(src * (L + 1) + c) * T + dst]: records sent to level c, partition dst, by
+                             thread src (each thread's lists together: no line shared between two writers) */
+    uint64_t front[KW], tail[KW]; /* key masks: the F front bits, the tail bits */
+    Barrier barrier;
+    LV(Thread) *threads;
+} LV(Run);
+
+/* Room for `n` records in list `l` (memory counted against the run's cap). */
+static int LV(list_room)(LV(Run) *r, List *l, size_t n) {
+    if (n <= l->cap) return 1;
+    size_t cap = l->cap ? 2 * l->cap : 256;
+    while (cap < n) cap *= 2;
+    size_t add = (cap - l->cap) * sizeof(uint64_t) * (size_t)RW;
+    if (!mem_take(r->out, add)) return 0;
+    uint64_t *grown = realloc(l->v, cap * sizeof(uint64_t) * (size_t)RW);
+    if (!grown) {
+        mem_give(r->out, add);
+        r->out->nomem = 1;
+        return 0;
+    }
+    l->v = grown;
+    l->cap = cap;
+    return 1;
 }
 
-/* Send `count` paths to the state of level c with key `key`. */
-static inline void LV(send)(LV(Run) *r, int c, KEY key, COUNT count) {
-    LV(Pending) *p = &r->pending[c];
-    if (p->n == p->cap) {
-        size_t cap = p->cap ? 2 * p->cap : 1024;
-        if (r->bytes + (cap - p->cap) * sizeof(LV(Pair)) > r->max_bytes) {
-            r->status = FR_DECLINED;
-            return;
-        }
-        LV(Pair) *grown = realloc(p->pairs, cap * sizeof(LV(Pair)));
-        if (!grown) {
-            r->status = FR_NOMEM;
-            return;
-        }
-        r->bytes += (cap - p->cap) * sizeof(LV(Pair));
-        p->pairs = grown;
-        p->cap = cap;
-    }
-    p->pairs[p->n].key = key;
-    p->pairs[p->n].count = count;
-    p->n++;
+static void LV(list_free)(LV(Run) *r, List *l) {
+    mem_give(r->out, l->cap * sizeof(uint64_t) * (size_t)RW);
+    free(l->v);
+    l->v = NULL;
+    l->n = l->cap = 0;
 }
 
-/* Expand one distinct state of level c reached along `count` paths.  The counters live
- * in locals here (through `r` every increment was a store the compiler could not drop). */
-static void LV(expand)(LV(Run) *r, int c, KEY key, COUNT count) {
-    if ((r->states & (INTERRUPT_EVERY - 1)) == 0 && interrupt_check(r->interrupt)) {
-        r->status = FR_INTERRUPTED; /* a signal handler raised: every loop ends */
-        return;
+/* Room for n records in a thread's sorting buffer. */
+static int LV(buffer_room)(LV(Run) *r, uint64_t **buf, size_t *cap, size_t n) {
+    if (n <= *cap) return 1;
+    size_t add = (n - *cap) * sizeof(uint64_t) * (size_t)RW;
+    if (!mem_take(r->out, add)) return 0;
+    uint64_t *grown = realloc(*buf, n * sizeof(uint64_t) * (size_t)RW);
+    if (!grown) {
+        mem_give(r->out, add);
+        r->out->nomem = 1;
+        return 0;
     }
-    const Layout *lay = r->lay;
-    const int32_t *restrict group_start = lay->group_start;
-    const KEY *restrict group_far = r->group_far, *restrict rest = r->rest;
-    const int n_shifts = lay->n_shifts;
-    const KEY front = r->front_mask, tail = ~r->front_mask;
-    const int F = r->F, n_levels = lay->n_levels;
-    uint64_t updates = 0, moved = 0, transitions = r->transitions;
-    /* The groups whose far item is in the tail (a piece) are visited by iterating the
-     * bits of the unused ones: testing each far bit was a mispredicted branch per group. */
-    KEY unused = r->tail_far[c] & ~key;
-    int32_t g = lay->lead_start[c], g_split = r->split[c];
+    *buf = grown;
+    *cap = n;
+    return 1;
+}
+
+static inline void LV(copy_rec)(const LV(Run) *r, uint64_t *d, const uint64_t *s) {
+    (void)r;
+    for (int i = 0; i < RW; i++) d[i] = s[i];
+}
+
+/* count a += count b (residues); 0 when an exact count overflows */
+static inline int LV(add_count)(const LV(Run) *r, uint64_t *a, const uint64_t *b) {
+    uint64_t before = a[0];
+    a[0] += b[0];
+    if (r->exact && a[0] < before) return 0;
+    for (int j = 1; j < NK; j++) {
+        uint64_t s = a[j] + b[j], p = r->mod[j];
+        a[j] = s >= p ? s - p : s;
+    }
+    return 1;
+}
+
+/* The partition (thread) that owns a key. */
+static inline int LV(owner)(const LV(Run) *r, const uint64_t *key) {
+    if (r->T == 1) return 0;
+    return (int)(((u128)LV(k_hash)(key) * (u128)r->T) >> 64);
+}
+
+/* The list of records sent to level c, partition dst, by thread src. */
+static inline List *LV(list)(const LV(Run) *r, int src, int c, int dst) {
+    return &r->pending[((size_t)src * (size_t)(r->plan->n_levels + 1) + (size_t)c) * (size_t)r->T + (size_t)dst];
+}
+
+/* Send `count` paths to the state `key` of level c (from thread t). */
+static inline int LV(send)(LV(Run) *r, LV(Thread) *t, int c, const uint64_t *key, const uint64_t *count) {
+    List *l = LV(list)(r, t->p, c, LV(owner)(r, key));
+    if (l->n == l->cap && !LV(list_room)(r, l, l->n + 1)) return 0;
+    uint64_t *rec = l->v + l->n * (size_t)RW;
+    for (int i = 0; i < KW; i++) rec[i] = key[i];
+    for (int j = 0; j < NK; j++) rec[KW + j] = count[j];
+    l->n++;
+    return 1;
+}
+
+/* Would the child state (level c2, key `key`) leave a cell walled in?  Positions: 0 is
+ * item c2 (uncovered), j + 1 is key bit j (item c2 + 1 + j); items past the window are
+ * open, items below c2 covered.  See _frontier.c, WALLS. */
+static inline int LV(walled)(const Plan *pl, int c2, const uint64_t *key) {
+    uint64_t open[KW], reached[KW] = {0}, twice[KW] = {0}, here[KW], t[KW];
+    const uint64_t *pos = pl->pos_mask, *cells = pl->cells_rel + (size_t)c2 * KW;
+    const uint64_t *src = pl->src_rel + (size_t)c2 * pl->n_shifts * KW;
+    LV(k_shl)(t, key, 1);
+    for (int i = 0; i < KW; i++) open[i] = ~t[i] & pos[i];
+    for (int s = 0; s < pl->n_shifts; s++) {
+        int d = pl->shift[s];
+        if (d > 0) {
+            LV(k_shr)(t, open, d);
+            for (int i = 0; i < KW; i++) t[i] |= pl->beyond[s * KW + i];
+        } else {
+            LV(k_shl)(t, open, -d);
+        }
+        for (int i = 0; i < KW; i++) {
+            here[i] = t[i] & src[s * KW + i];
+            twice[i] |= reached[i] & here[i];
+            reached[i] |= here[i];
+        }
+    }
+    uint64_t dead = 0;
+    for (int i = 0; i < KW; i++) {
+        open[i] &= cells[i];
+        dead |= open[i] & ~reached[i];
+    }
+    if (dead) return 1; /* a cell no option can cover any more */
+    if (pl->min_piece > 2) {
+        /* two cells walled in together: each has the other as its only open neighbour */
+        uint64_t lone[KW], paired[KW] = {0}, both = 0;
+        for (int i = 0; i < KW; i++) lone[i] = open[i] & reached[i] & ~twice[i];
+        for (int s = 0; s < pl->n_shifts; s++) {
+            int d = pl->shift[s];
+            if (d > 0) LV(k_shr)(t, lone, d);
+            else LV(k_shl)(t, lone, -d);
+            for (int i = 0; i < KW; i++) paired[i] |= t[i] & src[s * KW + i];
+        }
+        for (int i = 0; i < KW; i++) both |= lone[i] & paired[i];
+        if (both) return 1;
+    }
+    return 0;
+}
+
+/* Expand one distinct state of level c, reached along `count` paths (thread t). */
+static void LV(expand)(LV(Run) *r, LV(Thread) *t, int c, const uint64_t *key, const uint64_t *count) {
+    const Plan *pl = r->plan;
+    const int32_t *restrict group_start = pl->group_start;
+    const int32_t *restrict group_far_bit = pl->group_far_bit;
+    const uint64_t *restrict rest = pl->rest;
+    const int F = pl->F, L = pl->n_levels;
+    uint64_t updates = 0, moved = 0;
+    /* groups whose far item is a tail item (a piece) are visited through the unused bits
+       of the key's tail (one per group): a test per group was a mispredicted branch */
+    uint64_t unused[KW];
+    const uint64_t *tail_far = pl->tail_far + (size_t)c * KW;
+    for (int i = 0; i < KW; i++) unused[i] = tail_far[i] & ~key[i];
+    int32_t g = pl->lead_start[c], g_split = pl->split[c];
     for (;;) {
         if (g < g_split) {
             updates++;
-            if (key & group_far[g]) { /* far item taken */
+            int32_t b = group_far_bit[g];
+            if (b >= 0 && (key[b >> 6] >> (b & 63)) & 1) { /* far item taken */
                 g++;
                 continue;
             }
-        } else if (unused) {
-            g = r->group_of_bit[(size_t)c * KEY_BITS + LV(ctz)(unused)];
-            unused &= unused - 1;
+        } else if (!LV(k_zero)(unused)) {
+            int b = LV(k_ctz)(unused);
+            unused[b >> 6] &= unused[b >> 6] - 1;
+            g = pl->group_of_tail[(size_t)c * pl->n_tail + (size_t)(b - F)];
         } else {
             break;
         }
         int32_t k_end = group_start[g + 1];
         for (int32_t k = group_start[g]; k < k_end; k++) {
             updates++;
-            KEY m = rest[k];
-            if (key & m) continue;
+            const uint64_t *m = rest + (size_t)k * KW;
+            if (LV(k_isect)(key, m)) continue;
             moved++;
-            if (++transitions > r->max_transitions) {
-                r->status = FR_DECLINED;
+            if (++t->transitions > r->out->max_transitions) {
+                r->out->declined = 1;
+                fail(r->out, &t->status, FR_DECLINED);
                 goto out;
             }
-            KEY next = key | m;
-            /* the next level: the lowest uncovered front item above c (F when the whole
-               window is covered: the item just past it is uncovered) */
-            KEY open = ~next & front;
-            int skip = open ? LV(ctz)(open) : F;
-            int c2 = c + 1 + skip;
-            if (n_shifts && c2 < n_levels) {
-                /* the child's uncovered items: none up to c, the window's, the tail's */
-                u128 had = ((((u128)1 << c) << 1) - 1) | ((u128)(next & front) << c << 1);
-                if (r->F < KEY_BITS) had |= (u128)(next >> r->F) << lay->n_front;
-                u128 open = ~had, reached = 0, twice = 0;
-                for (int s = 0; s < n_shifts; s++) {
-                    int d = lay->shift[s];
-                    u128 here = (d > 0 ? open >> d : open << -d) & lay->shift_src[s];
-                    twice |= reached & here;
-                    reached |= here;
-                }
-                open &= lay->cells;
-                if (open & ~reached) continue; /* a cell walled in: no option can cover it */
-                if (lay->min_piece > 2) {
-                    /* two cells walled in together: each has the other as its only open
-                       neighbour */
-                    u128 lone = open & reached & ~twice, paired = 0;
-                    for (int s = 0; s < n_shifts; s++) {
-                        int d = lay->shift[s];
-                        paired |= (d > 0 ? lone >> d : lone << -d) & lay->shift_src[s];
-                    }
-                    if (lone & paired) continue;
-                }
+            uint64_t next[KW], open[KW];
+            for (int i = 0; i < KW; i++) {
+                next[i] = key[i] | m[i];
+                open[i] = ~next[i] & r->front[i];
             }
-            if (c2 >= n_levels) { /* every front primary item is covered */
-                if ((next & r->tail_need) == r->tail_need) {
-                    COUNT before = r->total;
-                    r->total += count;
-                    if (r->total < before) {
-                        r->status = FR_OVERFLOW;
-                        goto out;
-                    }
+            /* the next level: the lowest uncovered front item above c (c + 1 + F when the
+               whole window is covered: the item just past it is uncovered) */
+            int skip = LV(k_zero)(open) ? F : LV(k_ctz)(open);
+            int c2 = c + 1 + skip;
+            if (c2 >= L) { /* every front item is covered: a solution if the tail is */
+                int whole = 1;
+                for (int i = 0; i < KW; i++) whole &= (next[i] & pl->tail_need[i]) == pl->tail_need[i];
+                if (whole && !LV(add_count)(r, t->total, count)) {
+                    fail(r->out, &t->status, FR_OVERFLOW);
+                    goto out;
                 }
                 continue;
             }
-            KEY moved_front = skip + 1 >= F ? 0 : (next & front) >> (skip + 1);
-            LV(send)(r, c2, moved_front | (next & tail), count);
-            if (r->status != FR_DONE) goto out;
+            uint64_t moved_front[KW], child[KW];
+            for (int i = 0; i < KW; i++) open[i] = next[i] & r->front[i];
+            LV(k_shr)(moved_front, open, skip + 1);
+            for (int i = 0; i < KW; i++) child[i] = moved_front[i] | (next[i] & r->tail[i]);
+            if (pl->n_shifts && LV(walled)(pl, c2, child)) continue;
+            if (!LV(send)(r, t, c2, child, count)) {
+                fail(r->out, &t->status, FR_DECLINED);
+                goto out;
+            }
         }
         if (g < g_split) g++;
     }
 out:
-    r->states++;
-    r->updates += updates;
-    r->transitions = transitions;
-    if (!moved) r->leaves++;
+    t->states++;
+    t->updates += updates;
+    if (!moved) t->leaves++;
 }
 
-/* Room for n pairs in the scratch array (counted against the memory cap); 0 when there
- * is none (the run's status says why). */
-static int LV(reserve)(LV(Run) *r, LV(Pair) **scratch, size_t *scratch_cap, size_t n) {
-    if (n <= *scratch_cap) return 1;
-    if (r->bytes + (n - *scratch_cap) * sizeof(LV(Pair)) > r->max_bytes) {
-        r->status = FR_DECLINED;
-        return 0;
-    }
-    LV(Pair) *grown = realloc(*scratch, n * sizeof(LV(Pair)));
-    if (!grown) {
-        r->status = FR_NOMEM;
-        return 0;
-    }
-    r->bytes += (n - *scratch_cap) * sizeof(LV(Pair));
-    *scratch = grown;
-    *scratch_cap = n;
-    return 1;
+/* The lists of level c, partition p (one per sender): their records in all. */
+static size_t LV(level_size)(LV(Run) *r, int c, int p) {
+    size_t n = 0;
+    for (int s = 0; s < r->T; s++) n += LV(list)(r, s, c, p)->n;
+    return n;
 }
 
-#if KEY_BITS == 64
-/* Expand level c, 64-bit keys: sort its pairs (LSD radix, 11-bit digits, skipping the
- * digits no key uses: a packing's keys use about 40 of their 64 bits) and expand each run
- * of equal keys once.  Sequential and branch-free, this beat the bucketed hash tables
- * below by a third on the pentomino boxes. */
-static void LV(expand_level)(LV(Run) *r, int c, LV(Pair) **scratch, size_t *scratch_cap, LV(Pair) **table,
-                             size_t *table_cap) {
-    (void)table;
-    (void)table_cap;
-    LV(Pending) *p = &r->pending[c];
-    size_t n = p->n;
-    if (!LV(reserve)(r, scratch, scratch_cap, n)) return;
-    KEY used = 0;
-    for (size_t i = 0; i < n; i++) used |= p->pairs[i].key;
-    LV(Pair) *src = p->pairs, *dst = *scratch;
+static void LV(free_level)(LV(Run) *r, int c, int p) {
+    for (int s = 0; s < r->T; s++) LV(list_free)(r, LV(list)(r, s, c, p));
+}
+
+#if KW == 1
+/* Expand level c, partition p, one-word keys: sort its records (LSD radix, 11-bit digits,
+ * skipping the digits no key uses: a packing's keys use about 40 of their 64 bits) and
+ * expand each run of equal keys once.  Sequential and branch-free, this beat hash tables
+ * by a third on the pentomino boxes.  The first pass reads every sender's list; one
+ * thread's records sort between its list and one buffer, several threads' between two
+ * buffers. */
+static void LV(expand_level)(LV(Run) *r, LV(Thread) *t, int c) {
+    size_t n = LV(level_size)(r, c, t->p);
+    if (!n) return;
+    atomic_add(&r->out->level_pairs[c], n);
+    List *only = NULL;
+    int senders = 0;
+    uint64_t used = 0;
+    for (int s = 0; s < r->T; s++) {
+        List *l = LV(list)(r, s, c, t->p);
+        if (!l->n) continue;
+        senders++;
+        only = l;
+        for (size_t i = 0; i < l->n; i++) used |= l->v[i * RW];
+    }
+    if (!LV(buffer_room)(r, &t->scratch, &t->scratch_cap, n) ||
+        (senders > 1 && !LV(buffer_room)(r, &t->scratch2, &t->scratch2_cap, n))) {
+        fail(r->out, &t->status, FR_DECLINED);
+        return;
+    }
+    /* src: where the records are (NULL: still in the senders' lists); dst: where the next
+       pass puts them.  One sender: its list and scratch take turns; several: scratch
+       and scratch2, the lists freed after the first pass. */
+    uint64_t *src = senders > 1 ? NULL : only->v, *dst = t->scratch;
+    size_t at[2049];
+    if (!used && senders > 1) used = 1; /* every key 0: one pass gathers them all */
     for (int shift = 0; shift < 64; shift += 11) {
         if (!((used >> shift) & 0x7FF)) continue;
-        size_t at[2049] = {0};
-        for (size_t i = 0; i < n; i++) at[((src[i].key >> shift) & 0x7FF) + 1]++;
-        for (int d = 0; d < 2048; d++) at[d + 1] += at[d];
-        for (size_t i = 0; i < n; i++) dst[at[(src[i].key >> shift) & 0x7FF]++] = src[i];
-        LV(Pair) *swap = src;
-        src = dst;
-        dst = swap;
+        memset(at, 0, sizeof at);
+        if (src) {
+            for (size_t i = 0; i < n; i++) at[((src[i * RW] >> shift) & 0x7FF) + 1]++;
+            for (int d = 0; d < 2048; d++) at[d + 1] += at[d];
+            for (size_t i = 0; i < n; i++)
+                LV(copy_rec)(r, dst + at[(src[i * RW] >> shift) & 0x7FF]++ * RW, src + i * RW);
+            uint64_t *swap = src;
+            src = dst;
+            dst = swap;
+        } else {
+            for (int s = 0; s < r->T; s++) {
+                const List *l = LV(list)(r, s, c, t->p);
+                for (size_t i = 0; i < l->n; i++) at[((l->v[i * RW] >> shift) & 0x7FF) + 1]++;
+            }
+            for (int d = 0; d < 2048; d++) at[d + 1] += at[d];
+            for (int s = 0; s < r->T; s++) {
+                const List *l = LV(list)(r, s, c, t->p);
+                for (size_t i = 0; i < l->n; i++)
+                    LV(copy_rec)(r, dst + at[(l->v[i * RW] >> shift) & 0x7FF]++ * RW, l->v + i * RW);
+            }
+            LV(free_level)(r, c, t->p);
+            src = dst;
+            dst = t->scratch2;
+        }
     }
-    /* expanding sends pairs to higher levels only: this level's arrays stay as they are */
-    for (size_t i = 0; i < n && r->status == FR_DONE;) {
-        KEY key = src[i].key;
-        COUNT count = 0;
-        for (; i < n && src[i].key == key; i++) {
-            COUNT before = count;
-            count += src[i].count;
-            if (count < before) {
-                r->status = FR_OVERFLOW;
+    /* expanding sends records to higher levels only: these arrays stay as they are */
+    uint64_t sum[MAX_RESIDUES];
+    uint64_t distinct = 0;
+    for (size_t i = 0; i < n && t->status == FR_DONE;) {
+        uint64_t key = src[i * RW];
+        for (int j = 0; j < NK; j++) sum[j] = src[i * RW + 1 + j];
+        for (i++; i < n && src[i * RW] == key; i++)
+            if (!LV(add_count)(r, sum, src + i * RW + 1)) {
+                fail(r->out, &t->status, FR_OVERFLOW);
                 break;
             }
-        }
-        if (r->status == FR_DONE) LV(expand)(r, c, key, count);
+        if (t->status != FR_DONE) break;
+        distinct++;
+        LV(expand)(r, t, c, &key, sum);
+        if ((t->states & (STOP_EVERY - 1)) == 0 && poll_stop(r->out, t->p)) break;
     }
-    r->bytes -= p->cap * sizeof(LV(Pair));
-    free(p->pairs);
-    p->pairs = NULL;
-    p->n = p->cap = 0;
+    atomic_add(&r->out->level_states[c], distinct);
+    LV(free_level)(r, c, t->p);
 }
 #else
-/* Expand level c, 128-bit keys: deduplicate its pairs bucket by bucket, expanding each
- * state once. */
-static void LV(expand_level)(LV(Run) *r, int c, LV(Pair) **scratch, size_t *scratch_cap, LV(Pair) **table,
-                             size_t *table_cap) {
-    LV(Pending) *p = &r->pending[c];
-    size_t n = p->n;
-    if (!LV(reserve)(r, scratch, scratch_cap, n)) return;
+/* Expand level c, partition p, keys of 2+ words: scatter its records into 256 buckets by
+ * hash, then deduplicate each bucket in a small table of indices that stays in cache,
+ * expanding each state once. */
+static void LV(expand_level)(LV(Run) *r, LV(Thread) *t, int c) {
+    size_t n = LV(level_size)(r, c, t->p);
+    if (!n) return;
+    atomic_add(&r->out->level_pairs[c], n);
+    if (!LV(buffer_room)(r, &t->scratch, &t->scratch_cap, n)) {
+        fail(r->out, &t->status, FR_DECLINED);
+        return;
+    }
     size_t start[257] = {0};
-    for (size_t i = 0; i < n; i++) start[(LV(hash)(p->pairs[i].key) >> 56) + 1]++;
+    for (int s = 0; s < r->T; s++) {
+        const List *l = LV(list)(r, s, c, t->p);
+        for (size_t i = 0; i < l->n; i++) start[(LV(k_hash)(l->v + i * RW) >> 56) + 1]++;
+    }
     for (int b = 0; b < 256; b++) start[b + 1] += start[b];
     size_t fill[256];
     memcpy(fill, start, sizeof fill);
-    for (size_t i = 0; i < n; i++) (*scratch)[fill[LV(hash)(p->pairs[i].key) >> 56]++] = p->pairs[i];
-    /* the level's own pairs are no longer needed: give their memory back first */
-    r->bytes -= p->cap * sizeof(LV(Pair));
-    free(p->pairs);
-    p->pairs = NULL;
-    p->n = p->cap = 0;
-    for (int b = 0; b < 256 && r->status == FR_DONE; b++) {
+    for (int s = 0; s < r->T; s++) {
+        const List *l = LV(list)(r, s, c, t->p);
+        for (size_t i = 0; i < l->n; i++) {
+            const uint64_t *rec = l->v + i * RW;
+            LV(copy_rec)(r, t->scratch + fill[LV(k_hash)(rec) >> 56]++ * RW, rec);
+        }
+    }
+    LV(free_level)(r, c, t->p); /* give the level's own memory back first */
+    uint64_t distinct = 0;
+    for (int b = 0; b < 256 && t->status == FR_DONE; b++) {
         size_t m = start[b + 1] - start[b], size = 16;
         if (!m) continue;
         while (size < 2 * m) size *= 2;
-        if (size > *table_cap) {
-            LV(Pair) *grown = realloc(*table, size * sizeof(LV(Pair)));
-            if (!grown) {
-                r->status = FR_NOMEM;
+        if (size > t->table_cap) {
+            if (!mem_take(r->out, (size - t->table_cap) * sizeof(int32_t))) {
+                fail(r->out, &t->status, FR_DECLINED);
                 return;
             }
-            *table = grown;
-            *table_cap = size;
+            int32_t *grown = realloc(t->table, size * sizeof(int32_t));
+            if (!grown) {
+                r->out->nomem = 1;
+                fail(r->out, &t->status, FR_DECLINED);
+                return;
+            }
+            t->table = grown;
+            t->table_cap = size;
         }
-        LV(Pair) *t = *table;
-        /* count 0 marks a free slot: every pair carries at least one path */
-        memset(t, 0, size * sizeof(LV(Pair)));
-        for (size_t i = start[b]; i < start[b + 1]; i++) {
-            LV(Pair) *e = &(*scratch)[i];
-            size_t slot = (size_t)LV(hash)(e->key) & (size - 1);
-            while (t[slot].count && t[slot].key != e->key) slot = (slot + 1) & (size - 1);
-            if (t[slot].count) {
-                COUNT before = t[slot].count;
-                t[slot].count += e->count;
-                if (t[slot].count < before) {
-                    r->status = FR_OVERFLOW;
+        int32_t *tab = t->table;
+        memset(tab, 0xFF, size * sizeof(int32_t)); /* -1: a free slot */
+        uint64_t *base = t->scratch + start[b] * RW;
+        size_t firsts = 0; /* the first record of each key moves to the front of the bucket */
+        for (size_t i = 0; i < m; i++) {
+            uint64_t *rec = base + i * RW;
+            size_t slot = (size_t)LV(k_hash)(rec) & (size - 1);
+            while (tab[slot] >= 0 && !LV(k_eq)(base + (size_t)tab[slot] * RW, rec)) slot = (slot + 1) & (size - 1);
+            if (tab[slot] >= 0) {
+                if (!LV(add_count)(r, base + (size_t)tab[slot] * RW + KW, rec + KW)) {
+                    fail(r->out, &t->status, FR_OVERFLOW);
                     return;
                 }
             } else {
-                t[slot] = *e;
+                if (firsts != i) LV(copy_rec)(r, base + firsts * RW, rec);
+                tab[slot] = (int32_t)firsts++;
             }
         }
-        for (size_t slot = 0; slot < size && r->status == FR_DONE; slot++)
-            if (t[slot].count) LV(expand)(r, c, t[slot].key, t[slot].count);
+        for (size_t i = 0; i < firsts && t->status == FR_DONE; i++) {
+            LV(expand)(r, t, c, base + i * RW, base + i * RW + KW);
+            if ((t->states & (STOP_EVERY - 1)) == 0 && poll_stop(r->out, t->p)) break;
+        }
+        distinct += firsts;
     }
+    atomic_add(&r->out->level_states[c], distinct);
 }
 #endif
 
-/* Count from the layout's start state with front window F and tail t = n_items - n_front
- * bits; the layout's options and start must fit (see window_fits). */
-static void LV(count)(const Layout *lay, int F, Tally *out) {
-    LV(Run) r;
-    memset(&r, 0, sizeof r);
-    r.lay = lay;
-    r.F = F;
-    r.max_bytes = out->max_bytes;
-    r.max_transitions = out->max_transitions;
-    r.interrupt = out->interrupt;
-    int n_front = lay->n_front, t = lay->n_items - n_front;
-    r.front_mask = F >= KEY_BITS ? ~(KEY)0 : (((KEY)1 << F) - 1);
-    for (int i = n_front; i < lay->n_primary; i++) r.tail_need |= (KEY)1 << (F + i - n_front);
-    r.group_far = malloc(sizeof(KEY) * ((size_t)lay->n_groups + 1));
-    r.rest = malloc(sizeof(KEY) * ((size_t)lay->n_options + 1));
-    r.pending = calloc((size_t)lay->n_levels + 1, sizeof(LV(Pending)));
-    r.split = malloc(sizeof(int32_t) * ((size_t)lay->n_levels + 1));
-    r.tail_far = calloc((size_t)lay->n_levels + 1, sizeof(KEY));
-    r.group_of_bit = t ? malloc(sizeof(int32_t) * (size_t)lay->n_levels * KEY_BITS) : NULL;
-    if (!r.group_far || !r.rest || !r.pending || !r.split || !r.tail_far || (t && !r.group_of_bit)) {
-        r.status = FR_NOMEM;
-        goto done;
-    }
-    /* window terms as a key: the front bits (items above the level), then the tail */
-    #define AS_KEY(front, tail) ((KEY)(front) | (t ? (KEY)(tail) << F : 0))
-    for (int32_t g = 0; g < lay->n_groups; g++) {
-        int lead = lay->option_lead[lay->group_start[g]], far = lay->group_far_item[g];
-        r.group_far[g] = far == lead ? 0 : far < n_front ? (KEY)1 << (far - lead - 1) : (KEY)1 << (F + far - n_front);
-    }
-    for (int32_t k = 0; k < lay->n_options; k++) r.rest[k] = AS_KEY(lay->option_front[k], lay->option_tail[k]);
-    for (int c = 0; c < lay->n_levels; c++) { /* groups come by far item: the tail ones last */
-        int32_t g = lay->lead_start[c];
-        while (g < lay->lead_start[c + 1] && lay->group_far_item[g] < n_front) g++;
-        r.split[c] = g;
-        for (; g < lay->lead_start[c + 1]; g++) {
-            int bit = F + lay->group_far_item[g] - n_front;
-            r.tail_far[c] |= (KEY)1 << bit;
-            r.group_of_bit[(size_t)c * KEY_BITS + bit] = g;
+/* Keep, of the records sent to levels c.. (partition p), those of slice `slice` of
+ * `slices` (see _frontier.c, SHARES). */
+static void LV(cut)(LV(Run) *r, int c, int p) {
+    const Count *o = r->out;
+    /* the paths that ended before the cut are share 0's */
+    if (o->slice != 0) memset(r->threads[p].total, 0, sizeof r->threads[p].total);
+    for (int c2 = c; c2 < r->plan->n_levels; c2++)
+        for (int s = 0; s < r->T; s++) {
+            List *l = LV(list)(r, s, c2, p);
+            size_t kept = 0;
+            for (size_t i = 0; i < l->n; i++) {
+                const uint64_t *rec = l->v + i * RW;
+                if (slice_of(LV(k_hash)(rec), c2, o->slices) != o->slice) continue;
+                if (kept != i) LV(copy_rec)(r, l->v + kept * RW, rec);
+                kept++;
+            }
+            l->n = kept;
+        }
+}
+
+/* One thread's count: the levels in order, each partition by its thread, a barrier
+ * between levels (every record sent to level c is there once every thread has expanded
+ * the levels below c). */
+static void *LV(thread_main)(void *arg) {
+    LV(Thread) *t = arg;
+    LV(Run) *r = t->run;
+    Count *o = r->out;
+    const int L = r->plan->n_levels;
+    for (int c = o->start_level; c < L; c++) {
+        int stop = barrier_wait(&r->barrier, t->status != FR_DONE || level_stop(o, t->p, c));
+        if (stop) break;
+        if (c == o->cut_level && o->slices > 1 && !o->cut_applied) {
+            LV(cut)(r, c, t->p);
+            barrier_wait(&r->barrier, 0);
+            if (t->p == 0) o->cut_applied = 1;
+        }
+        LV(expand_level)(r, t, c);
+        if (t->status == FR_DONE && o->interrupted) t->status = FR_INTERRUPTED;
+        if (t->p == 0 && !o->abort) {
+            o->levels_done = c + 1;
+            o->level_clock[c] = now_seconds() - o->started;
         }
     }
-    int c0 = lay->start_level;
-    if (c0 >= lay->n_levels) { /* the start covers every front primary item */
-        r.total = (AS_KEY(0, lay->start_tail) & r.tail_need) == r.tail_need;
-    } else {
-        LV(Pair) *scratch = NULL, *table = NULL;
-        size_t scratch_cap = 0, table_cap = 0;
-        LV(send)(&r, c0, AS_KEY(lay->start_front, lay->start_tail), 1);
-        for (int c = c0; c < lay->n_levels && r.status == FR_DONE; c++)
-            if (r.pending[c].n) LV(expand_level)(&r, c, &scratch, &scratch_cap, &table, &table_cap);
-        free(scratch);
-        free(table);
+    /* every thread leaves at the same barrier: its result is the same for all */
+    return NULL;
+}
+
+/* The whole count (see count() in _frontier.c): Count holds the inputs and gets the
+ * results. */
+static void LV(count)(const Plan *pl, Count *o) {
+    LV(Run) r;
+    memset(&r, 0, sizeof r);
+    r.plan = pl;
+    r.out = o;
+    r.K = o->K;
+    r.R = KW + o->K;
+    r.T = o->threads;
+    r.mod = o->mod;
+    r.exact = o->exact;
+    for (int i = 0; i < KW; i++) {
+        int lo = 64 * i, hi = lo + 64;
+        uint64_t f = pl->F >= hi ? ~0ull : pl->F <= lo ? 0 : (1ull << (pl->F - lo)) - 1;
+        int tail_end = pl->F + pl->n_tail;
+        uint64_t upto = tail_end >= hi ? ~0ull : tail_end <= lo ? 0 : (1ull << (tail_end - lo)) - 1;
+        r.front[i] = f;
+        r.tail[i] = upto & ~f;
     }
-    #undef AS_KEY
+    const int L = pl->n_levels, T = r.T;
+    r.pending = calloc((size_t)(L + 1) * T * T, sizeof(List));
+    r.threads = aligned_alloc(64, (size_t)T * sizeof(LV(Thread)));
+    if (r.threads) memset(r.threads, 0, (size_t)T * sizeof(LV(Thread)));
+    if (!r.pending || !r.threads) {
+        o->nomem = 1;
+        o->status = FR_DECLINED;
+        goto done;
+    }
+    for (int p = 0; p < T; p++) {
+        r.threads[p].run = &r;
+        r.threads[p].p = p;
+    }
+    int c0 = o->start_level;
+    if (c0 >= L) { /* the start covers every front item */
+        int whole = 1;
+        for (int i = 0; i < KW; i++) whole &= (o->start_key[i] & pl->tail_need[i]) == pl->tail_need[i];
+        o->total[0] = (uint64_t)(whole && (o->slices == 1 || o->slice == 0));
+        for (int j = 1; j < r.K; j++) o->total[j] = o->total[0];
+        o->status = FR_DONE;
+        goto done;
+    }
+    uint64_t one[MAX_RESIDUES];
+    for (int j = 0; j < r.K; j++) one[j] = 1;
+    if (!LV(send)(&r, &r.threads[0], c0, o->start_key, one)) {
+        o->status = FR_DECLINED;
+        goto done;
+    }
+    if (o->slices > 1 && o->cut_level <= c0) { /* the start is its own path's first state past the cut */
+        LV(cut)(&r, c0, LV(owner)(&r, o->start_key));
+        o->cut_applied = 1;
+    }
+    if (barrier_init(&r.barrier, T)) {
+        o->nomem = 1;
+        o->status = FR_DECLINED;
+        goto done;
+    }
+    pthread_t *ids = T > 1 ? calloc((size_t)T, sizeof(pthread_t)) : NULL;
+    if (T > 1 && !ids) {
+        barrier_destroy(&r.barrier);
+        o->nomem = 1;
+        o->status = FR_DECLINED;
+        goto done;
+    }
+    int started = 1;
+    for (int p = 1; p < T; p++) {
+        if (pthread_create(&ids[p], NULL, LV(thread_main), &r.threads[p])) break;
+        started++;
+    }
+    if (started < T) barrier_shrink(&r.barrier, T - started);
+    LV(thread_main)(&r.threads[0]);
+    for (int p = 1; p < started; p++) pthread_join(ids[p], NULL);
+    free(ids);
+    barrier_destroy(&r.barrier);
+    if (started < T) {
+        o->status = FR_NOTHREAD;
+        goto done;
+    }
+    /* the threads' results: the worst status, the totals summed */
+    o->status = FR_DONE;
+    for (int p = 0; p < T; p++) {
+        LV(Thread) *t = &r.threads[p];
+        if (t->status > o->status) o->status = t->status;
+        if (p == 0) {
+            for (int j = 0; j < r.K; j++) o->total[j] = t->total[j];
+        } else if (!LV(add_count)(&r, o->total, t->total) && o->status < FR_OVERFLOW) {
+            o->status = FR_OVERFLOW;
+        }
+        o->states += t->states;
+        o->leaves += t->leaves;
+        o->transitions += t->transitions;
+        o->updates += t->updates;
+    }
+    if (o->slices > 1 && !o->cut_applied && o->slice != 0) /* no path reached the cut: all slice 0's */
+        memset(o->total, 0, sizeof o->total);
+    if (o->interrupted && o->status == FR_DONE) o->status = FR_INTERRUPTED;
+    if (o->status == FR_DONE && o->stopped) o->status = FR_STOPPED;
+    if (o->status == FR_DONE && o->levels_done < L) {
+        /* the threads all stopped at a level boundary without a reason: cannot happen */
+        o->status = FR_STOPPED;
+    }
 done:
     if (r.pending)
-        for (int c = 0; c <= lay->n_levels; c++) free(r.pending[c].pairs);
+        for (size_t i = 0; i < (size_t)(L + 1) * r.T * r.T; i++) {
+            /* the records still waiting: what the levels not reached would have had */
+            if (r.pending[i].n) o->left_pairs += r.pending[i].n;
+            LV(list_free)(&r, &r.pending[i]);
+        }
+    if (r.threads)
+        for (int p = 0; p < r.T; p++) {
+            LV(Thread) *t = &r.threads[p];
+            mem_give(o, (t->scratch_cap + t->scratch2_cap) * sizeof(uint64_t) * (size_t)r.R +
+                            t->table_cap * sizeof(int32_t));
+            free(t->scratch);
+            free(t->scratch2);
+            free(t->table);
+        }
     free(r.pending);
-    free(r.split);
-    free(r.tail_far);
-    free(r.group_of_bit);
-    free(r.group_far);
-    free(r.rest);
-    out->status = r.status;
-    out->total = (u128)r.total;
-    out->states = r.states;
-    out->leaves = r.leaves;
-    out->transitions = r.transitions;
-    out->updates = r.updates;
+    free(r.threads);
 }
+
+#undef RW
+#undef NK
+#undef LV
+#undef LV_CAT
+#undef LV_CAT3

@@ -21,20 +21,24 @@ import math
 import threading
 import time
 from dataclasses import dataclass, replace
+from fractions import Fraction
 from typing import Callable, Protocol, Sequence
 
 from . import catalog, handoff
 from .distinct import DistinctSolver
 from .errors import ProblemError
 from .exact_cover import ExactCover
-from .frontier import AUTO_MAX_BAND, AUTO_TRIAL_NODES, band, refusal
+from .frontier import AUTO_MAX_BAND, AUTO_TRIAL_NODES, band, has_piece_items, refusal
+from .level_measure import default_memory, human_bytes, human_seconds, measure, plan_for
+from .level_projection import Projection
+from .level_shares import LevelShares
 from .bitboard import BitboardSolver
 from .bitboard import refusal as bitboard_refusal
 from .kernel import KernelSolver
 from .pruning import RegionRule
 from .reference import ReferenceSolver
 from .search import SolveRequest, SolveResult, Solver, Stats, Subpath
-from .solver_options import FLAGS, Method, SolverOptions, flag  # noqa: F401  (re-exported)
+from .solver_options import FLAGS, LevelPlan, Method, SolverOptions, flag  # noqa: F401  (re-exported)
 from .symmetry import OptionSymmetry, OrbitCounter, best_anchor
 
 
@@ -106,6 +110,8 @@ def register_engine(engine: Engine) -> None:
 def _kernel(ec: ExactCover, hints: SearchHints, options: SolverOptions) -> Solver:
     if options.method is Method.BITBOARD:
         return BitboardSolver(ec, region=hints.board or hints.region)
+    if options.method is Method.LEVELS and options.level_plan is not None:
+        return LevelShares(ec, hints.board or hints.region, options.level_plan)
     levels = {Method.SEARCH: False, Method.LEVELS: True, Method.AUTO: "auto"}[options.method]
     board = hints.board if options.method is not Method.SEARCH else None
     return KernelSolver(ec, hints.heuristic, hints.region, memo=options.memo, levels=levels, board=board)
@@ -184,7 +190,7 @@ def solver_for(problem: Searchable, options: SolverOptions = SolverOptions()) ->
     if not options.distinct:
         solver = engine.build(problem, options)
         by_orbits = None
-        if options.symmetry and "symmetry" in engine.honours:
+        if options.symmetry and "symmetry" in engine.honours and options.level_plan is None:
             # a level count shares states within one unit: levels count below the first
             # representatives only, the searches below nested ones too
             by_orbits = orbit_counter(problem, solver, nested=0 if options.method is Method.LEVELS else 2)
@@ -227,6 +233,8 @@ class MethodChoice:
     solver: Solver | None = None
     trial: SolveResult | None = None
     partial: SolveResult | None = None
+    #: a whole count by levels: what its probe projected (core.level_projection)
+    projection: Projection | None = None
 
     @property
     def method(self) -> Method:
@@ -285,7 +293,8 @@ QUICK_HOPELESS = 0.05
 
 
 def choose_method(problem: Searchable, options: SolverOptions, *, whole_count: bool,
-                  side_by_side: bool = False) -> MethodChoice:
+                  side_by_side: bool = False, workers: int = 1, cluster: bool = False, hosts: int = 1,
+                  memory: int | None = None) -> MethodChoice:
     """Settle ``Method.AUTO`` by measuring: the search, the cheap-node search (bitboard)
     and counting by levels, each by orbits of the symmetry group where asked.
 
@@ -301,8 +310,9 @@ def choose_method(problem: Searchable, options: SolverOptions, *, whole_count: b
        :data:`QUICK_UNIT_SECONDS` (stopped after a quarter of it where its share done
        puts the unit past :data:`QUICK_HOPELESS`).  A unit it ends measures no levels
        (Soma: 0.6 ms, where building and measuring levels cost 3 ms).
-    2. Levels, where the cover allows them (band at most
-       :data:`~core.frontier.AUTO_MAX_BAND`), count the same unit.  Where the quick
+    2. Where the cover's pieces are used once each and its band is at most
+       :data:`~core.frontier.AUTO_MAX_BAND` (the library's boxes: orbits pay there),
+       levels count the same unit.  Where the quick
        trial's share puts the search at :data:`LEVELS_CLEAR` times that or more, levels
        are chosen; otherwise the search goes on for :data:`LEVELS_MARGIN` times less than
        the levels took, and whichever finishes first wins.  Without orbits the unit is
@@ -317,7 +327,16 @@ def choose_method(problem: Searchable, options: SolverOptions, *, whole_count: b
        that ends there is the answer; one that the trial's share of the tree puts under
        :data:`SMALL_SECONDS` is carried on to the end, within :data:`SMALL_TRIALS` trials'
        nodes in all, and that count is the answer.
-    4. The two searches race where the tree is bigger and the cover allows the bitboard:
+    4. Otherwise, a cover the level count takes is measured whole (:func:`_whole_levels`):
+       a probe of its first levels on the run's threads, projected to the whole count's
+       time and memory (:mod:`core.level_projection`).  A probe that ends is the answer;
+       levels are chosen where their projection is below the search's own (the trial's
+       time over the share of the tree it finished), so a search is never kept that its
+       trial puts 100x past them, and the count goes as shares
+       (:class:`~core.level_shares.LevelShares`) fitted to ``memory``.  A count that fits
+       no memory and whose search the trial puts past :data:`HOPELESS_SECONDS` is refused
+       in one line naming the states and bytes it would need.
+    5. The two searches race where the tree is bigger and the cover allows the bitboard:
        each counts the same few states (partial covers with a subtree of a few thousand
        nodes, found by carrying the search's trial on: :class:`_StateSearch`, so the
        search's side of the race is part of the count); the bitboard is chosen where it is
@@ -331,7 +350,15 @@ def choose_method(problem: Searchable, options: SolverOptions, *, whole_count: b
     dropped too: 48 walks put the one-sided 6x15 box at 32 s for the bitboard (it takes
     about 23 minutes).
     """
-    engine_for(problem, options)
+    engine = engine_for(problem, options)
+    if (options.method is Method.LEVELS and whole_count and engine.name == "kernel" and not options.distinct
+            and options.level_plan is None and not has_piece_items(_cover_of(problem))):
+        # asked for levels, on a cover whose orbits do not pay: the whole count, in shares
+        chosen = _whole_levels(problem, options, _cover_of(problem), None, workers=workers, cluster=cluster,
+                               hosts=hosts, memory=default_memory() if memory is None else memory)
+        if isinstance(chosen, MethodChoice):
+            return replace(chosen, reason=None)
+        raise ProblemError(f"{problem.name}: --by-levels: {chosen}")
     if options.method is not Method.AUTO:
         return MethodChoice(options, solver=solver_for(problem, options))
     searched = replace(options, method=Method.SEARCH)
@@ -355,14 +382,12 @@ def choose_method(problem: Searchable, options: SolverOptions, *, whole_count: b
         trial = _whole_trial(solver, unit_path, quick, nodes)
         if trial.complete:
             return MethodChoice(searched, f"search: {why_not} (under {QUICK_UNIT_SECONDS} s)", solver, trial)
-    if why_not is None:
-        width = band(ec)
-        if width > AUTO_MAX_BAND:
-            why_not = f"band {width} past {AUTO_MAX_BAND}"
-    if why_not is None:
+    units = why_not is None and has_piece_items(ec) and band(ec) <= AUTO_MAX_BAND
+    if units:
         by_levels = _levels_or_search(problem, options, solver, unit_path, searcher, quick, side_by_side)
         if by_levels is not None:
             return by_levels
+        why_not = "the level count of its first unit gave up"
     if trial is None:
         trial = _whole_trial(solver, unit_path, quick, nodes)
     if trial.complete:  # measuring another method would cost more than it could save
@@ -373,6 +398,12 @@ def choose_method(problem: Searchable, options: SolverOptions, *, whole_count: b
         if whole.complete:
             return MethodChoice(searched, f"search: its trial finished {float(trial.weight_done):.0%} of the tree, "
                                           f"the rest within {SMALL_TRIALS - 1} trials' nodes more", solver, whole)
+    if why_not is None:
+        by_levels = _whole_levels(problem, options, ec, trial, workers=workers, cluster=cluster, hosts=hosts,
+                                  memory=default_memory() if memory is None else memory)
+        if isinstance(by_levels, MethodChoice):
+            return by_levels
+        why_not = by_levels
     notes = [f"not levels: {why_not}" if why_not else "levels gave up"]
     size = trial.stats.seconds / max(float(trial.weight_done), 1e-12)
     searched_note = f"search: its trial finished {float(trial.weight_done):.0%} of the tree; " + notes[0]
@@ -587,6 +618,76 @@ def _carried_on(solver: Solver, trial: SolveResult, node_budget: int | None = No
         stats.add(part.stats)
         left[:0] = part.frontier
     return SolveResult(trial.path, trial.weight, count, stats, left, stopped_by="budget" if left else None)
+
+
+#: the probe of a whole count by levels runs this share of the time the search's trial
+#: puts the search at, within PROBE_LEAST and PROBE_MOST seconds (at least one level)
+PROBE_SHARE = 0.05
+PROBE_LEAST = 0.02
+PROBE_MOST = 0.25
+#: a level count projected under this (seconds) is counted while choosing, with no worker
+#: started: its answer comes at once
+LEVELS_AT_ONCE = 0.5
+#: a count neither levels nor the search can take is refused where the search's trial puts
+#: the search past this (seconds): a day
+HOPELESS_SECONDS = 86400.0
+
+
+def _whole_levels(problem: Searchable, options: SolverOptions, ec: ExactCover, trial: SolveResult | None, *,
+                  workers: int, cluster: bool, hosts: int, memory: int) -> MethodChoice | str:
+    """The whole count by levels where its probe's projection beats the search's trial
+    (step 4 of :func:`choose_method`; ``trial`` None: levels asked for, no comparison);
+    else why not, in words.  On a local pool the count runs on the pool's ``workers`` as
+    threads; on a cluster, one share per host where its residues can be shared out, each
+    on the host's worker processes as threads (``workers // hosts``)."""
+    if trial is not None:
+        done = float(trial.weight_done)
+        search_seconds = trial.stats.seconds / done if done > 0 else math.inf
+        search_words = (f"the search's trial finished {done:.2%} of the tree in {trial.stats.seconds:.2g} s "
+                        f"(about {human_seconds(search_seconds)} in all)")
+    else:
+        search_seconds, search_words = math.inf, "asked for"
+    threads = max(1, workers // max(1, hosts)) if cluster else max(1, workers)
+    seconds = min(PROBE_MOST, max(PROBE_LEAST, PROBE_SHARE * search_seconds))
+    hints = problem.search_hints()
+    region = hints.board or hints.region
+    measured = measure(ec, region, seconds, threads=threads, memory=memory)
+    if measured.projection is None:
+        return f"{measured.refusal}; {search_words}"
+    proj = measured.projection
+    levels_options = replace(options, method=Method.LEVELS, symmetry=False)
+    if measured.complete:
+        plan = LevelPlan(threads=threads)
+        solver = LevelShares(ec, region, plan)
+        probe = measured.probe
+        assert probe is not None and probe.count is not None
+        result = SolveResult((), Fraction(1), probe.count,
+                             Stats(nodes=probe.states, leaves=probe.leaves, solutions=probe.count,
+                                   updates=probe.updates, seconds=probe.seconds, nodes_per_depth=[],
+                                   by_levels=1), [])
+        return MethodChoice(replace(levels_options, level_plan=plan),
+                            f"levels: counted whole in its {probe.seconds:.2g} s probe ({probe.states:,} states); "
+                            f"{search_words}", solver, result, projection=proj)
+    levels_words = (f"a probe of {proj.basis}, projecting {human_seconds(proj.seconds)} "
+                    f"({human_seconds(proj.seconds_low)} to {human_seconds(proj.seconds_high)}) and "
+                    f"{human_bytes(proj.peak_bytes)} at the peak, {proj.states:,.3g} states")
+    if proj.seconds > search_seconds:
+        return f"{levels_words}: more than the search ({search_words})"
+    plan = plan_for(measured, threads=threads, memory=memory, hosts=hosts if cluster else 1)
+    if plan is None:
+        if search_seconds > HOPELESS_SECONDS:
+            search = (f"about {human_seconds(search_seconds)}" if math.isfinite(search_seconds)
+                      else "longer than anyone can wait (its trial finished none of the tree)")
+            raise ProblemError(f"{problem.name}: out of reach: counting by levels needs about "
+                               f"{proj.level_states:,.3g} states a level and {human_bytes(proj.bytes_high)} "
+                               f"(--memory allows {human_bytes(memory)}), and the search {search}")
+        return f"{levels_words}: past the {human_bytes(memory)} of memory allowed; {search_words}"
+    solver = LevelShares(ec, region, plan)
+    note = f"levels: {levels_words}, {solver.description}; {search_words}"
+    chosen = replace(levels_options, level_plan=plan)
+    if proj.seconds_high <= LEVELS_AT_ONCE and not cluster:
+        return MethodChoice(chosen, note, solver, solver.solve(), projection=proj)
+    return MethodChoice(chosen, note, solver, projection=proj)
 
 
 def _levels_or_search(problem: Searchable, options: SolverOptions, search: Solver, unit_path: tuple[int, ...],

@@ -1,36 +1,30 @@
 """Counting by levels: dynamic programming over frontier states (``core/_frontier.c``).
 
 A count does not need the tree: below any node, the number of solutions depends only on
-the items covered.  Branching always on the lowest uncovered primary item, the nodes
-whose lowest uncovered item is ``c`` form level ``c``; :class:`LevelCounter` expands the
-levels in increasing order, each distinct covered set once with the number of paths
-reaching it, so a 6x10 pentomino box costs 1.3 million distinct states (with its board
-geometry) rather than 3.6 million MRV nodes.  It takes plain covers (no colors, no
-multiplicities) of at most 128 items, and bigger ones whose options all fit one 128-bit
-window (:func:`window_front`: a 16x16 board of dominoes, a long strip), and the caller
-falls back to search when it declines: its memory or work cap reached, which happens
-where the frontier is wide (a 3x4x5 pentacube box has over 100 million states at a middle
-level), or its count past 2^128.
+the items covered.  Branching always on the lowest uncovered front item, the nodes whose
+lowest uncovered item is ``c`` form level ``c``; :class:`LevelCounter` expands the levels
+in increasing order, each distinct covered set once with the number of paths reaching
+it, so a 6x10 pentomino box costs 1.3 million distinct states (with its board geometry)
+rather than 3.6 million MRV nodes, and a 10x10 board of pentominoes in any number 76
+million states where the search would not end.  It takes plain covers (no colors, no
+multiplicities) whose states fit a key of at most 1024 bits (:func:`refusal`), counts
+of any size (residues joined by :mod:`core.residues`), on several threads, from any
+start (the items a path covers), and in shares (:meth:`LevelCounter.count` with ``cut``:
+the states at a middle level, sliced).
 
-Where it pays is not known exactly in advance.  On a 6x10 pentomino box it is 5.7x
-faster than the search, on an 8x8 board less its centre 1.4x slower (the search's tree
-there is smaller than the number of states), and Knuth's random-walk estimate of the
-search tree was too unsteady to choose between them: 32 walks put the 6x10 tree anywhere
-from 0.2 to 8.6 million nodes (it has 3.6 million).  What does predict it is the
-:func:`band`, the reach of the options in item numbers (the frontier's width): the states
-grow about exponentially with it.  So ``KernelSolver(levels="auto")`` (the command line's
-default) counts by levels a cover of band at most :data:`AUTO_MAX_BAND` whose search did
-not end within :data:`AUTO_TRIAL_NODES` nodes; ``levels=True`` (``--by-levels``) always
-tries, ``levels=False`` (``--by-search``) never.
+Where it pays is not known in advance: the states can grow exponentially with the
+window's width (the :func:`band`).  So it is measured: a count given ``seconds`` or
+``stop_level`` stops there and reports the states of each level it expanded, from which
+:mod:`core.level_projection` projects the whole count's time and memory.
 
-Designs measured and dropped (2026-11-26, the project's 2-core x86_64 machine; the
-6x10 is the pentomino box, the 8x8 the board less its centre 2x2):
+Designs measured and dropped (2026-11-26, the project's 2-core x86_64 machine; the 6x10
+is the pentomino box, the 8x8 the board less its centre 2x2):
 
 * one width for every state: 128-bit states and counts throughout took 0.61 s on the
-  6x10 against 0.49 s with the 64-bit path for states that fit one window;
-* hashing instead of sorting: bucketed hash tables per level took 0.44 s on the 6x10
-  against 0.35 s for the radix sort, and one big hash table cost a cache miss per move,
-  2.5x slower still;
+  6x10 against 0.49 s with the 64-bit path for states that fit one word;
+* hashing instead of sorting one-word keys: bucketed hash tables per level took 0.44 s on
+  the 6x10 against 0.35 s for the radix sort, and one big hash table cost a cache miss
+  per move, 2.5x slower still;
 * testing each (lead, piece) group of options for an unused piece instead of iterating
   the bits of the state's free tail: a mispredicted branch per group, twice the tests;
 * flooding from each cell around a move to find walled-in regions, instead of the
@@ -47,152 +41,328 @@ Designs measured and dropped (2026-11-26, the project's 2-core x86_64 machine; t
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import os
+import struct
+from array import array
+from dataclasses import dataclass, field
 from typing import Sequence
 
 from . import _frontier
 from .exact_cover import ExactCover
 from .pruning import RegionRule
+from .residues import WORD, CountBound, join, moduli_for, product
 
-#: items at most (a covered set is one 128-bit word in C)
-MAX_ITEMS = 128
+#: the widest state: front window and tail items, in bits (16 words of 64)
+MAX_KEY_BITS = 64 * _frontier.MAX_KEY_WORDS
 #: neighbour offsets at most for the walled-in-cell test (a box has 6)
-MAX_SHIFTS = 16
-#: ``levels="auto"`` counts by levels covers whose :func:`band` is at most this.  The
-#: states grow about exponentially with the band; measured (README, "Counting by levels"):
-#: band 24 (6x10 pentomino box) 5.7x faster than the search, 21 (Soma cube) 3x faster,
-#: 30 (8x8 board less its centre) 1.4x slower, 48 (3x4x5 pentacube box) out of memory.
-AUTO_MAX_BAND = 24
+MAX_SHIFTS = _frontier.MAX_SHIFTS
+#: residues of one pass at most; a count needing more is taken in several passes
+MAX_RESIDUES = _frontier.MAX_RESIDUES
 #: ``levels="auto"`` first searches this many nodes: a tree that small is counted by then
 #: (MRV may see at once what levels find late, e.g. an item with no option), and a bigger
 #: one has cost little (about 3 ms)
 AUTO_TRIAL_NODES = 10_000
+#: memory a count may hold when the caller names none (the kernel's memo cap of old was
+#: 256 MB; a level count of the big boards needs gigabytes)
+DEFAULT_MAX_BYTES = 1 << 40
+#: a bound below this: one exact pass tried first, the residues only where it overflows
+#: past 2^64.  The bound is loose: the counts measured have 0.5-0.6 of its bits
+#: (tetrominoes 10x10: 56 of 106; pentominoes 10x10: 59 of 119; trominoes 12x12: 74 of
+#: 124), so below 2^100 a count fits a word, and past it an exact pass that overflows
+#: late costs more (trominoes 12x12: 1.1 s wasted of 2.4) than a second residue all along
+#: (about a quarter more time)
+_TRY_EXACT = 1 << 100
+
+STATUS = {0: "done", 1: "stopped", 2: "overflow", 3: "declined", 4: "no thread"}
 
 
-@dataclass(frozen=True)
+@dataclass
 class LevelCount:
-    """A finished count by levels: the count and what it cost."""
+    """A count by levels, finished or stopped: the count (when finished) and what it did.
 
-    count: int
+    ``level_states[c]``: the distinct states of level c expanded (relative to the start's
+    level: index 0 is the first level counted); ``level_pairs[c]``: the records sent to
+    it, duplicates included; ``levels_done``: the levels expanded; ``peak_bytes``: the
+    most memory the states held at once."""
+
+    count: int | None
     states: int
     leaves: int
     transitions: int
     updates: int
     seconds: float
-    #: 64 when the states fitted 64-bit keys and counts (a window of front items plus the
-    #: tail items, see core/_frontier.c), else 128
-    key_bits: int = 128
+    #: the bits of a state's key (64 per word)
+    key_bits: int = 64
+    residues: int = 1
+    passes: int = 1
+    peak_bytes: int = 0
+    levels_done: int = 0
+    level_states: list[int] = field(default_factory=list)
+    level_pairs: list[int] = field(default_factory=list)
+    status: str = "done"
+    #: the records still waiting when a probe stopped
+    left_pairs: int = 0
+    #: seconds from the start to the end of each level expanded
+    level_clock: list[float] = field(default_factory=list)
+
+    @property
+    def complete(self) -> bool:
+        return self.status == "done"
+
+
+@dataclass(frozen=True)
+class Window:
+    """A cover in window terms (see core/_frontier.c, KEYS): its front items (the levels)
+    and tail items, the window's width, the words of a key."""
+
+    n_front: int
+    n_tail: int
+    F: int
+    key_words: int
+
+
+def key_words_for(bits: int) -> int | None:
+    """The key words that hold ``bits`` bits: 1, 2, 4, 8 or 16 (None past 1024)."""
+    for words in (1, 2, 4, 8, 16):
+        if bits <= 64 * words:
+            return words
+    return None
 
 
 class LevelCounter:
     """One exact cover, flattened once for ``core/_frontier.c``.
 
     Primary items come first in an exact cover, so they keep their ids; an option's lead is
-    its lowest primary item and its far item its highest; options with no primary item are
-    never chosen by the search and are left out.
+    its lowest primary item; options with no primary item are never chosen and are left
+    out.  The items up to the last lead are the front (the levels), the rest the tail.
     """
 
-    def __init__(self, ec: ExactCover, region: RegionRule | None = None, walls: bool = True):
+    def __init__(self, ec: ExactCover, region: RegionRule | None = None, walls: bool = True,
+                 key_words: int | None = None):
         why = refusal(ec)
         if why is not None:
             raise ValueError(why)
         self.ec = ec
-        #: past MAX_ITEMS items: the front's size (see :func:`window_front`); the options go
-        #: to C in window terms, without walls
-        self._front = window_front(ec) if ec.n_items > MAX_ITEMS else None
-        if self._front is not None:
-            self._windowed(self._front)
-            return
         rows = []
         for option in ec.options:
             places = sorted(i for i, _ in option)
-            if places[0] >= ec.n_primary:
-                continue
-            rows.append((places[0], places[-1], sum(1 << p for p in places)))
-        rows.sort()
-        self._leads = [lead for lead, _, _ in rows]
-        self._fars = [far for _, far, _ in rows]
-        self._lo, self._hi = halves(mask for _, _, mask in rows)
-        #: walls (see core/_frontier.c): a move that leaves a cell uncovered with all its
-        #: "neighbours" covered is dropped.  From the board when the model gives one (and
-        #: then, when every piece has 3+ cells, two cells walled in together too), else
-        #: inferred from the cover: a small hitting set of each cell's options.
-        #: ``walls=False`` goes without (for tests: the counts must not change).
-        self._geometry: tuple = ()
-        if not walls:
-            neighbours, smallest = {}, 2
-        elif region is not None and region.pieces and min(size for size, _ in region.pieces) >= 2:
+            if places[0] < ec.n_primary:
+                rows.append(places)
+        self._rows = rows
+        self.n_front = max(places[0] for places in rows) + 1 if rows else 1
+        self.n_tail = ec.n_items - self.n_front
+        #: the widest reach of an option's front items past its lead (the band, at least 1)
+        self.reach = max([1] + [max(i for i in places if i < self.n_front) - places[0] for places in rows])
+        #: the proven bound on the count below a state (core.residues)
+        self.bound = CountBound(self._primary_sizes())
+        self._walls = self._wall_data(region) if walls else None
+        self._plans: dict[int, object] = {}
+        #: keys of at least this many words (tests: every width must count alike)
+        self.least_words = key_words or 1
+
+    def _primary_sizes(self):
+        by_lead: dict[int, list[int]] = {}
+        n_primary = self.ec.n_primary
+        for places in self._rows:
+            by_lead.setdefault(places[0], []).append(sum(1 for i in places if i < n_primary))
+        return by_lead.values()
+
+    # -- the plan: options in window terms -------------------------------------------
+    def window(self, F: int | None = None) -> Window | None:
+        """The window of a count (``F``: wider than the options' reach, for a start that
+        reaches further); None when its keys would pass :data:`MAX_KEY_BITS`."""
+        F = max(self.reach, F or 0)
+        bits = F + self.n_tail + (1 if self._walls else 0)
+        words = key_words_for(bits)
+        if words is None:
+            return None
+        return Window(self.n_front, self.n_tail, F, max(words, self.least_words))
+
+    def plan(self, F: int | None = None):
+        """The C plan for a window at least ``F`` wide (built once per width)."""
+        win = self.window(F)
+        if win is None:
+            raise ValueError(f"the frontier states would need {max(self.reach, F or 0) + self.n_tail} bits "
+                             f"(at most {MAX_KEY_BITS})")
+        found = self._plans.get(win.F)
+        if found is None:
+            found = self._plans[win.F] = self._build(win)
+        return found
+
+    def _build(self, win: Window):
+        n_front, F, KW = win.n_front, win.F, win.key_words
+        entries = []
+        for places in self._rows:
+            lead = places[0]
+            bits = [i - lead - 1 if i < n_front else F + i - n_front for i in places[1:]]
+            entries.append((lead, bits[-1] if bits else -1, sum(1 << b for b in bits)))
+        entries.sort(key=lambda e: (e[0], e[1]))
+        leads = array("i", (e[0] for e in entries))
+        fars = array("i", (e[1] for e in entries))
+        rest = b"".join(_words(e[2], KW) for e in entries)
+        need = sum(1 << (F + i - n_front) for i in range(n_front, self.ec.n_primary))
+        walls = None
+        if self._walls is not None:
+            shifts, masks, cells, smallest = self._walls
+            if all(abs(d) < 64 * KW for d in shifts):
+                walls = (list(shifts), masks.tobytes(), bytes(cells), smallest)
+        return _frontier.Plan(n_front, win.n_tail, F, KW, leads.tobytes(), fars.tobytes(), rest,
+                              _words(need, KW), walls)
+
+    def _wall_data(self, region: RegionRule | None):
+        """Walls (see core/_frontier.c, WALLS): from the board when the model gives one
+        (and then, when every piece has 3+ cells, two cells walled in together too), else
+        inferred from the cover: a small hitting set of each front item's options."""
+        if region is not None and region.pieces and min(size for size, _ in region.pieces) >= 2:
             neighbours = {item: [region.cells[j] for j in region.neighbors[k]] for k, item in enumerate(region.cells)}
             smallest = min(size for size, _ in region.pieces)
         else:
-            neighbours, smallest = _hitting_sets([mask for _, _, mask in rows], set(self._leads)), 2
-        sources: dict[int, int] = {}
+            masks = [sum(1 << i for i in places) for places in self._rows]
+            neighbours, smallest = _hitting_sets(masks, {places[0] for places in self._rows}), 2
+        shifts: list[int] = []
         for item, around in neighbours.items():
-            for other in around:
-                sources[other - item] = sources.get(other - item, 0) | 1 << item
-        if neighbours and len(sources) <= MAX_SHIFTS:
-            cells = sum(1 << item for item in neighbours)
-            src_lo, src_hi = halves(sources.values())
-            self._geometry = (list(sources), src_lo, src_hi, cells & ((1 << 64) - 1), cells >> 64, smallest)
-
-    def _windowed(self, n_front: int) -> None:
-        """The options in window terms: each front item but the lead as bit item - lead - 1,
-        each tail item as bit item - n_front."""
-        rows = []
-        for option in self.ec.options:
-            places = sorted(i for i, _ in option)
-            if places[0] >= self.ec.n_primary:
+            if item >= self.n_front:
                 continue
-            lead = places[0]
-            front = sum(1 << (i - lead - 1) for i in places[1:] if i < n_front)
-            tail = sum(1 << (i - n_front) for i in places if i >= n_front)
-            rows.append((lead, places[-1], front, tail))
-        rows.sort(key=lambda row: row[:2])
-        self._leads = [lead for lead, _, _, _ in rows]
-        self._fars = [far for _, far, _, _ in rows]
-        self._front_lo, self._front_hi = halves(front for _, _, front, _ in rows)
-        self._tail_lo, self._tail_hi = halves(tail for _, _, _, tail in rows)
-        self._geometry = ()
+            for other in around:
+                if other - item not in shifts:
+                    shifts.append(other - item)
+        if not neighbours or not shifts or len(shifts) > MAX_SHIFTS:
+            return None
+        masks16 = array("H", [0] * self.n_front)
+        cells = bytearray(self.n_front)
+        for item, around in neighbours.items():
+            if item >= self.n_front:
+                continue
+            cells[item] = 1
+            for other in around:
+                masks16[item] |= 1 << shifts.index(other - item)
+        return shifts, masks16, cells, smallest
+
+    @property
+    def period(self) -> int:
+        """The levels of one row of the board (the longest neighbour offset: a rectangle's
+        width, a box's layer), or the window's width where there is no board: the unit in
+        which the states' growth is measured (:mod:`core.level_projection`)."""
+        if self._walls is not None:
+            return max([1] + [d for d in self._walls[0] if d > 0])
+        return self.reach
+
+    @property
+    def levels(self) -> int:
+        """The levels of a whole count (the front items)."""
+        return self.n_front
 
     @property
     def has_walls(self) -> bool:
-        """Whether moves that wall a cell in are dropped (see above)."""
-        return bool(self._geometry)
+        """Whether moves that wall a cell in are dropped (see core/_frontier.c, WALLS)."""
+        return self._walls is not None
 
-    def count(self, covered: Sequence[int] = (), max_transitions: int = 1 << 62,
-              max_bytes: int = 1 << 40, narrow: bool = True) -> LevelCount | None:
-        """Count the covers completing ``covered`` (distinct item ids, e.g. the items of a
-        path's options), or None when a cap was reached first.  ``narrow=False`` keeps to
-        128-bit keys and counts (for tests: both widths must agree)."""
-        if self._front is not None:
-            out = self._count_windowed(set(covered), max_transitions, max_bytes, narrow)
-        else:
-            start = sum(1 << i for i in covered)
-            out = _frontier.count(
-                self.ec.n_items, self.ec.n_primary, self._leads, self._fars, self._lo, self._hi,
-                start & ((1 << 64) - 1), start >> 64, int(max_transitions), int(max_bytes), bool(narrow),
-                *self._geometry,
-            )
-        if out is None:
-            return None
-        high, low, *cost = out
-        return LevelCount((high << 64) | low, *cost)
+    # -- counting ------------------------------------------------------------------
+    def start(self, covered: Sequence[int]) -> tuple[int, int, int]:
+        """A start (the items ``covered``) in window terms: its level (the lowest
+        uncovered front item), its key (covered front items above it, covered tail
+        items) and the window it needs (the furthest covered front item past the level)."""
+        covered = set(covered)
+        level = next((i for i in range(self.n_front) if i not in covered), self.n_front)
+        above = [i - level - 1 for i in covered if level < i < self.n_front]
+        F = max([self.reach] + [b + 1 for b in above])
+        key = sum(1 << b for b in above) | sum(1 << (F + i - self.n_front) for i in covered if i >= self.n_front)
+        return level, key, F
 
-    def _count_windowed(self, covered: set[int], max_transitions: int, max_bytes: int, narrow: bool):
-        """``count`` past MAX_ITEMS items: the start in window terms too (its lowest
-        uncovered front item, the covered front items above it, the covered tail items)."""
-        n_front = self._front
-        level = next((i for i in range(n_front) if i not in covered), n_front)
-        front = sum(1 << (i - level - 1) for i in covered if level < i < n_front)
-        tail = sum(1 << (i - n_front) for i in covered if i >= n_front)
-        if front >> 128:
-            return None  # the start reaches past any window: the search counts it
-        low = (1 << 64) - 1
-        return _frontier.count_window(
-            self.ec.n_items, self.ec.n_primary, n_front, self._leads, self._fars, self._front_lo, self._front_hi,
-            self._tail_lo, self._tail_hi, level, front & low, front >> 64, tail & low, tail >> 64,
-            int(max_transitions), int(max_bytes), bool(narrow),
-        )
+    def moduli(self, covered: Sequence[int] = ()) -> list[int]:
+        """The moduli whose product passes the proven bound below the start ``covered``."""
+        uncovered = self.ec.n_primary - sum(1 for i in set(covered) if i < self.ec.n_primary)
+        return moduli_for(self.bound(uncovered))
+
+    def count(self, covered: Sequence[int] = (), max_transitions: int = 1 << 62, max_bytes: int = DEFAULT_MAX_BYTES,
+              *, threads: int = 1, seconds: float | None = None, stop_level: int | None = None,
+              cut: tuple[int, int, int] | None = None) -> LevelCount | None:
+        """Count the covers completing ``covered`` (distinct item ids: the items of a
+        path's options), exactly however large; None when a cap (memory, moves) was
+        reached first.  ``seconds`` / ``stop_level``: a probe, stopped at the first level
+        boundary past them (its ``count`` None unless it finished).  ``cut = (level,
+        slices, slice)``: that slice of the states at that level only (a share: the
+        slices add up to the count)."""
+        bound = self.bound(self.ec.n_primary - sum(1 for i in set(covered) if i < self.ec.n_primary))
+        if bound < _TRY_EXACT:  # one exact pass first (a probe too: the count would go so)
+            out = self.count_modulo(covered, None, max_transitions, max_bytes, threads=threads, seconds=seconds,
+                                    stop_level=stop_level, cut=cut)
+            if out is None or out.status != "overflow":
+                return out
+        return self.count_modulo(covered, moduli_for(bound), max_transitions, max_bytes, threads=threads,
+                                 seconds=seconds, stop_level=stop_level, cut=cut)
+
+    def count_modulo(self, covered: Sequence[int], moduli: Sequence[int] | None, max_transitions: int = 1 << 62,
+                     max_bytes: int = DEFAULT_MAX_BYTES, *, threads: int = 1, seconds: float | None = None,
+                     stop_level: int | None = None, cut: tuple[int, int, int] | None = None,
+                     residues_only: bool = False) -> LevelCount | None:
+        """The count modulo the product of ``moduli`` (2^64 first, then primes below 2^63;
+        None: one exact pass, status "overflow" past 2^64), in passes of at most
+        :data:`MAX_RESIDUES` residues; ``residues_only``: the count is left as that
+        number below the product (else, and where the moduli pass the bound, it is the
+        count)."""
+        level, key, F = self.start(covered)
+        plan = self.plan(F)
+        KW = plan.key_words
+        L = self.n_front
+        cut_level, slices, slice_ = (-1, 1, 0) if cut is None else cut
+        # passes of at most MAX_RESIDUES residues (a pass without 2^64 gets a slot for it, unused)
+        size = MAX_RESIDUES - 1
+        groups = [list(moduli[i:i + size]) for i in range(0, len(moduli), size)] if moduli else [None]
+        total = None
+        residues: list[int] = []
+        done_moduli: list[int] = []
+        summary: LevelCount | None = None
+        for group in groups:
+            if group is None:  # exact: one residue, modulo 2^64, its overflow a status
+                words = struct.pack("<Q", 0)
+            else:  # residue 0 is always modulo 2^64 in C (the slot's value is not read)
+                tail = group[1:] if group[0] == WORD else group
+                words = struct.pack(f"<{len(tail) + 1}Q", 0, *tail)
+            out = _frontier.count(plan, level, _words(key, KW), words, group is None, max(1, int(threads)),
+                                  cut_level, slices, slice_, int(min(max_bytes, (1 << 64) - 1)),
+                                  int(min(max_transitions, (1 << 64) - 1)), -1.0 if seconds is None else float(seconds),
+                                  -1 if stop_level is None else int(stop_level))
+            (status, packed, states, leaves, transitions, updates, took, peak, levels_done, per_level, pairs, left,
+             clock) = out
+            if status == 4 and threads > 1:  # no thread could be started: one thread does it all
+                return self.count_modulo(covered, moduli, max_transitions, max_bytes, threads=1, seconds=seconds,
+                                         stop_level=stop_level, cut=cut, residues_only=residues_only)
+            name = STATUS[status]
+            if name == "declined":
+                return None
+            found = list(struct.unpack(f"<{len(packed) // 8}Q", packed))
+            if group is not None and group[0] != WORD:
+                found = found[1:]
+            if group is None:
+                residues, done_moduli = found, [WORD]
+            else:
+                residues.extend(found)
+                done_moduli.extend(group)
+            level_states = list(array("Q", per_level))[level:L]
+            level_pairs = list(array("Q", pairs))[level:L]
+            step = LevelCount(None, states, leaves, transitions, updates, took, 64 * KW, len(found), 1, peak,
+                              max(0, levels_done - level), level_states, level_pairs, name, left,
+                              list(array("d", clock))[level:L])
+            if summary is None:
+                summary = step
+            else:
+                summary.seconds += step.seconds
+                summary.passes += 1
+                summary.residues += step.residues
+                summary.peak_bytes = max(summary.peak_bytes, step.peak_bytes)
+            if name != "done":
+                summary.status = name
+                return summary
+        assert summary is not None
+        value = join(residues, done_moduli) if len(done_moduli) > 1 else residues[0]
+        summary.count = value if residues_only or moduli is None else value % product(done_moduli)
+        return summary
+
+
+def _words(value: int, words: int) -> bytes:
+    """A non-negative int as ``words`` little-endian uint64 (what the C side reads)."""
+    return value.to_bytes(8 * words, "little")
 
 
 def _hitting_sets(masks: list[int], leads: set[int], most: int = 6) -> dict[int, list[int]]:
@@ -237,7 +407,7 @@ def hitting_bits(masks: list[int], most: int) -> tuple[list[int], list[int]]:
 
 
 def halves(masks) -> tuple[list[int], list[int]]:
-    """128-bit masks as their low and high 64-bit halves (what the C side reads)."""
+    """128-bit masks as their low and high 64-bit halves (what the bitboard's C side reads)."""
     masks = list(masks)
     return [m & ((1 << 64) - 1) for m in masks], [m >> 64 for m in masks]
 
@@ -268,28 +438,16 @@ def _band(ec: ExactCover) -> int:
     return widest
 
 
-def worth_trying(ec: ExactCover) -> bool:
-    """Should ``levels="auto"`` count this cover by levels once the search has shown it
-    is not small?  Accepted, and a band of at most :data:`AUTO_MAX_BAND`."""
-    return accepts(ec) and band(ec) <= AUTO_MAX_BAND
-
-
-def window_front(ec: ExactCover) -> int | None:
-    """For a cover of more than :data:`MAX_ITEMS` items: the size of its front (the items
-    up to the last lead; the rest, at most 127 items, is the tail) when every option's
-    front items lie within 128 - tail items of its lead, so that every state fits one
-    128-bit key; else None."""
-    rows = [sorted(i for i, _ in option) for option in ec.options]
-    leads = [places[0] for places in rows if places[0] < ec.n_primary]
-    if not leads:
-        return None
-    n_front = max(leads) + 1
-    t = ec.n_items - n_front
-    if t > 127:
-        return None
-    reach = max((max(i for i in places if i < n_front) - places[0] for places in rows if places[0] < ec.n_primary),
-                default=0)
-    return n_front if reach <= 128 - t else None
+def state_bits(ec: ExactCover) -> int:
+    """The bits of a state's key for this cover: the options' reach past their lead
+    (the items up to the last lead, the front) plus the items after it (the tail)."""
+    rows = [sorted(i for i, _ in option) for option in ec.options if option]
+    rows = [places for places in rows if places[0] < ec.n_primary]
+    if not rows:
+        return 1
+    n_front = max(places[0] for places in rows) + 1
+    reach = max([1] + [max(i for i in places if i < n_front) - places[0] for places in rows])
+    return reach + ec.n_items - n_front
 
 
 def refusal(ec: ExactCover) -> str | None:
@@ -299,13 +457,69 @@ def refusal(ec: ExactCover) -> str | None:
         return f"{what} with a primary item"
     if ec.bounds is not None and any(b != (1, 1) for b in ec.bounds) or ec.colored:
         return f"{what} (no colors or multiplicities); this one has some"
-    if ec.n_items > MAX_ITEMS and window_front(ec) is None:
-        return (f"{what} of at most {MAX_ITEMS} items, or whose options each reach at most 128 items (less those "
-                f"after the last lead) past their lowest item; this one has {ec.n_items} items and reaches further")
+    bits = state_bits(ec)
+    if bits + 1 > MAX_KEY_BITS:
+        return (f"counting by levels keeps a state in at most {MAX_KEY_BITS} bits (its window of items past the lowest "
+                f"uncovered one, and the items after the last lead); this cover needs {bits}")
     return None
 
 
 def accepts(ec: ExactCover) -> bool:
-    """Can this cover be counted by levels? (plain; at most 128 items, or options that fit
-    one 128-bit window: see :func:`window_front`)"""
+    """Can this cover be counted by levels? (plain, and states of at most
+    :data:`MAX_KEY_BITS` bits: see :func:`refusal`)"""
     return refusal(ec) is None
+
+
+def default_threads() -> int:
+    """The cores this process may use (a level count's threads by default)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+__all__ = ["LevelCounter", "LevelCount", "accepts", "refusal", "band", "state_bits", "hitting_bits", "halves",
+           "AUTO_TRIAL_NODES", "MAX_KEY_BITS", "default_threads"]
+
+
+#: levels below a search node (the units of a count by orbits, ``levels="auto"`` of the
+#: Python API) are tried on covers whose :func:`band` is at most this and whose pieces are
+#: used once each (:func:`has_piece_items`): measured on the library (2026-11-26): band 24
+#: (6x10 pentomino box) 5.7x faster than the search, 21 (Soma cube) 3x faster, 30 (8x8
+#: board less its centre) 1.4x slower, 48 (3x4x5 pentacube box) out of memory.  A whole
+#: count by levels is not ruled so: it is measured (core.level_measure).
+AUTO_MAX_BAND = 24
+
+
+def has_piece_items(ec: ExactCover) -> bool:
+    """Whether the cover has pieces used once each: primary items past the last lead whose
+    options' leads lie further apart than the :func:`band` (a piece placed anywhere on the
+    board, not a board's last cells, which only options ending there cover).  Their states
+    remember which pieces are placed, so a count below one placement (a unit of a count by
+    orbits) shares little with another's, and orbits pay."""
+    found = ec.derived.get("piece items")
+    if found is None:
+        found = ec.derived["piece items"] = _has_piece_items(ec)
+    return found
+
+
+def _has_piece_items(ec: ExactCover) -> bool:
+    rows = [sorted(i for i, _ in option) for option in ec.options if option]
+    rows = [places for places in rows if places[0] < ec.n_primary]
+    if not rows:
+        return False
+    last_lead = max(places[0] for places in rows)
+    span: dict[int, list[int]] = {}
+    for places in rows:
+        for i in places:
+            if last_lead < i < ec.n_primary:
+                lo_hi = span.setdefault(i, [places[0], places[0]])
+                lo_hi[0] = min(lo_hi[0], places[0])
+                lo_hi[1] = max(lo_hi[1], places[0])
+    width = band(ec)
+    return any(hi - lo > width for lo, hi in span.values())
+
+
+def worth_trying(ec: ExactCover) -> bool:
+    """Should levels be tried below a search node of this cover (see :data:`AUTO_MAX_BAND`)?"""
+    return accepts(ec) and band(ec) <= AUTO_MAX_BAND

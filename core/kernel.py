@@ -128,10 +128,9 @@ class KernelSolver(Solver):
         #: False for none.  Used only when counting a problem without colors or
         #: multiplicities (where the covered items are the whole state).
         self.memo = memo
-        #: count level by level (core/frontier.py) a plain cover of at most 128 items, or
-        #: one whose options fit one window (core.frontier.window_front), counted whole
-        #: (no budget, split or limit; the search takes over when the level count's
-        #: memory, the memo cap, runs out or its count passes 2^128): True always, "auto"
+        #: count level by level (core/frontier.py) a plain cover whose states fit the level
+        #: count's keys, counted whole (no budget, split or limit; the search takes over
+        #: when the level count's memory, the memo cap, runs out): True always, "auto"
         #: where it is expected to pay (see :meth:`levels_pay`), False never
         if levels not in (True, False, "auto"):
             raise ValueError(f"levels must be True, False or 'auto', not {levels!r}")
@@ -226,8 +225,8 @@ class KernelSolver(Solver):
 
     def level_count(self, path: Sequence[int] = (), *, max_bytes: int = DEFAULT_MEMO_BYTES,
                     max_transitions: int = 1 << 62) -> LevelCount | None:
-        """The count below ``path`` by levels (core/frontier.py), or None when a cap (memory,
-        transitions) is reached first or the count passes 2^128.  Counts done are kept
+        """The count below ``path`` by levels (core/frontier.py), of any size, or None when a
+        cap (memory, transitions) is reached first.  Counts done are kept
         (here and in the solvers :meth:`below` this one), so a count measured while
         choosing a method is not done twice."""
         shared = self._shared
@@ -236,18 +235,15 @@ class KernelSolver(Solver):
         covered = frozenset(i for k in self.given + tuple(path) for i, _ in self.ec.options[k])
         done = shared["counts"].get(covered)
         if done is None:
-            try:
-                done = shared["counter"].count(sorted(covered), max_bytes=max_bytes, max_transitions=max_transitions)
-            except OverflowError:
-                return None
+            done = shared["counter"].count(sorted(covered), max_bytes=max_bytes, max_transitions=max_transitions)
             if done is not None:
                 shared["counts"][covered] = done
         return done
 
     def _count_by_levels(self, path: tuple[int, ...], memo_bytes: int) -> SolveResult | None:
         """Count below ``path`` level by level (core/frontier.py), or None when its memory
-        cap runs out first or the count passes 2^128 (the search counts it then, subtree by
-        subtree: see _count_by_search; under a budget it hands the rest on)."""
+        cap runs out first (the search counts it then, subtree by subtree: see
+        _count_by_search; under a budget it hands the rest on)."""
         started = time.perf_counter()
         # replay the path (an illegal one raises PathError, as a search would) for its weight
         factors = _kernel.solve(self._problem, list(path), False, -1, -1, -1.0, len(path), 0, self.given).path_factors

@@ -21,6 +21,28 @@ class Method(StrEnum):
 
 
 @dataclass(frozen=True)
+class LevelPlan:
+    """How a whole count by levels is shared out (:class:`core.level_shares.LevelShares`):
+    the threads of each share, the groups of its moduli, the slices of its states at the
+    cut level (None: the middle level)."""
+
+    threads: int = 1
+    groups: int = 1
+    slices: int = 1
+    cut: int | None = None
+
+    def to_json(self) -> dict:
+        return {"threads": self.threads, "groups": self.groups, "slices": self.slices, "cut": self.cut}
+
+    @classmethod
+    def from_json(cls, data: dict | None) -> "LevelPlan | None":
+        if not data:
+            return None
+        return cls(int(data.get("threads", 1)), int(data.get("groups", 1)), int(data.get("slices", 1)),
+                   data.get("cut"))
+
+
+@dataclass(frozen=True)
 class SolverOptions:
     """What a caller asks of a solver.  The field metadata names each option as the
     command line spells it, for messages."""
@@ -34,11 +56,15 @@ class SolverOptions:
     method: Method = Method.SEARCH
     #: count by orbits of the problem's symmetry group, where it has one (counting only)
     symmetry: bool = False
+    #: a whole count by levels in shares (None: by levels below the search's nodes, as
+    #: units of a count by orbits or the root alone)
+    level_plan: LevelPlan | None = None
 
     def asked(self) -> list[str]:
         """The options given a value other than their default (the engine aside)."""
         default = SolverOptions()
-        return [f.name for f in fields(self) if f.name != "engine" and getattr(self, f.name) != getattr(default, f.name)]
+        return [f.name for f in fields(self) if f.name not in ("engine", "level_plan")
+                and getattr(self, f.name) != getattr(default, f.name)]
 
     @classmethod
     def of(cls, engine: str | None = None, distinct: bool = False, memo: bool = True,

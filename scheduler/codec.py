@@ -40,12 +40,33 @@ def fraction_of(num: str, den: str) -> Fraction:
         return Fraction(int(num), int(den))
 
 
+def count_text(n: int) -> str:
+    """A count as the ledger stores it: decimal text of any length."""
+    with _any_digits():
+        return str(int(n))
+
+
+def count_of(text: str) -> int:
+    """A count from the ledger's decimal text (see :func:`count_text`)."""
+    with _any_digits():
+        return int(text)
+
+
+def total_of(counts, modulus: int | None = None) -> int:
+    """The sum of subproblems' counts (decimal text or ints), modulo ``modulus`` where the
+    run has one (a count by levels in groups of moduli: core/level_shares.py)."""
+    with _any_digits():
+        total = sum(int(c) for c in counts if c is not None)
+    return total % modulus if modulus else total
+
+
 @contextmanager
 def _any_digits() -> Iterator[None]:
     """Inside, integers of any length convert to and from decimal text.  Python refuses
     past 4,300 digits by default (a guard against slow conversions of untrusted input);
     a weight's denominator is the product of the branching factors along its path, 6,000
-    digits at depth 20,000 (the 200x200 domino board), and its text is the ledger's own."""
+    digits at depth 20,000 (the 200x200 domino board), a count by levels of a long strip
+    has as many, and the text is the ledger's own."""
     before = sys.get_int_max_str_digits()
     sys.set_int_max_str_digits(0)
     try:

@@ -1,6 +1,6 @@
 """The ledger's tables: runs, subproblems, solutions, verifications.
 
-Counts can exceed 64 bits, so exact integers are stored as decimal text
+Counts can exceed 64 bits, so exact integers are stored as decimal text of any length
 (:class:`BigCount`); weights are exact fractions stored as numerator/denominator text,
 with a float beside them for quick progress sums.  Times are naive UTC.
 """
@@ -27,7 +27,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
 
-from .codec import fraction_of
+from .codec import count_of, count_text, fraction_of
 from .clock import utcnow  # noqa: F401  (re-exported: the ledger's modules take it from here)
 from .states import SubproblemState
 
@@ -38,14 +38,14 @@ Key = BigInteger().with_variant(Integer(), "sqlite")
 class BigCount(TypeDecorator):
     """An exact integer of any size, stored as decimal text."""
 
-    impl = String(80)
+    impl = Text
     cache_ok = True
 
     def process_bind_param(self, value: int | None, dialect: Any) -> str | None:
-        return None if value is None else str(int(value))
+        return None if value is None else count_text(value)
 
     def process_result_value(self, value: str | None, dialect: Any) -> int | None:
-        return None if value is None else int(value)
+        return None if value is None else count_of(value)
 
 
 class Base(DeclarativeBase):
@@ -81,6 +81,9 @@ class Run(Base):
     verify_fraction: Mapped[float | None] = mapped_column(Float, nullable=True)
     #: the tree size estimated before the run (Knuth), for the ETA
     estimated_nodes: Mapped[int | None] = mapped_column(BigCount, nullable=True)
+    #: a count by levels in groups of moduli: the total is the sum of the subproblems'
+    #: counts modulo this (core/level_shares.py); None: the plain sum
+    modulus: Mapped[int | None] = mapped_column(BigCount, nullable=True)
 
 
 class Subproblem(Base):

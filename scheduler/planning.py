@@ -32,13 +32,15 @@ from core.symmetry import OrbitCounter
 
 from .batches import seconds_per_weight
 from .clock import utcnow
-from .run_options import DEFAULT_BUDGET, ExecutorKind, Mode, RunOptions
+from .run_options import DEFAULT_BUDGET, LEVELS_LEASE, ExecutorKind, Mode, RunOptions
 from .work import outcome_of, request_for
 
 if TYPE_CHECKING:
     from .db import Ledger
     from .ledger import CreatedRun
 
+#: a share of a count by levels is leased for this many times its projection's high end
+LEVELS_LEASE_OVER_PROJECTION = 3.0
 PER_WORKER = 32
 MINIMUM = 64
 MAX_DEPTH = 12
@@ -204,6 +206,7 @@ class PreparedRun:
         return create_run(ledger, problem=self.problem, mode=self.mode, options=self.options, executor=executor,
                           frontier=self.plan.frontier, plan_stats=plan_stats, verify_fraction=self.options.verify,
                           estimated_nodes=estimated, started=self.started, queued=queued,
+                          modulus=getattr(self.solver, "modulus", None),
                           first=None if first is None else lambda run_id, sub_id: outcome_of(first, run_id, sub_id,
                                                                                             self.mode))
 
@@ -262,13 +265,15 @@ def whole_count(mode: Mode, options: RunOptions) -> bool:
             and options.node_budget is None and not options.verify)
 
 
-def prepare(request: RunRequest, *, workers: int, trial: bool = True, defer_estimate: bool = False) -> PreparedRun:
+def prepare(request: RunRequest, *, workers: int, trial: bool = True, defer_estimate: bool = False,
+            cluster: bool = False, hosts: int = 1) -> PreparedRun:
     """Load the problem, settle the engine and the method (:func:`core.engines.choose_method`),
     build the solver, plan (and estimate, when asked): everything that can fail on bad
     input, before anything is written.  ``trial``: the planner searches first (see the
     module text) unless a split is asked for.  ``defer_estimate``: an estimate that the
     trial leaves to sampling is left to the caller (:meth:`PreparedRun.make_estimate`),
-    who can make it once the workers have their subproblems."""
+    who can make it once the workers have their subproblems.  ``cluster``: the run goes
+    to Celery workers on ``hosts`` machines (a count by levels is shared out for them)."""
     options = request.options
     if options.solver.method is Method.LEVELS and request.mode is not Mode.COUNT:
         raise ProblemError(f"{request.target}: --by-levels only counts (no --all or --first): the kernel engine's level "
@@ -285,13 +290,17 @@ def prepare(request: RunRequest, *, workers: int, trial: bool = True, defer_esti
                     and not options.solver.distinct)
     # a second worker would wait for the choice: the race of levels and search goes side by side
     choice = choose_method(problem, asked, whole_count=whole_count(request.mode, options),
-                           side_by_side=workers >= 2 and (os.cpu_count() or 1) >= 2)
+                           side_by_side=workers >= 2 and (os.cpu_count() or 1) >= 2, workers=workers,
+                           cluster=cluster, hosts=hosts, memory=options.memory)
     settled = replace(choice.options, engine=engine_for(problem, choice.options).name)
     solver = choice.solver or solver_for(problem, settled)
     by_orbits = isinstance(solver, OrbitCounter)
     settled = replace(settled, symmetry=by_orbits)  # what the run does, where the model has no group too
     options = replace(options, solver=settled, method_reason=choice.reason if options.solver.method is Method.AUTO
                       else None)
+    if choice.projection is not None and options.lease is None:
+        # a share of a count by levels is never cut short: its lease outlasts its projection
+        options = replace(options, lease=max(LEVELS_LEASE, LEVELS_LEASE_OVER_PROJECTION * choice.projection.seconds_high))
     split_depth = options.split_depth
     prepared = PreparedRun(problem, request.mode, options, solver, Plan([], 0, 0.0), started=started)
     if trial and split_depth is None and options.subproblems is None:

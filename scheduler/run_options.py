@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from core.solver_options import Method, SolverOptions
+from core.solver_options import LevelPlan, Method, SolverOptions
 
 #: the default time budget of one task, in seconds
 DEFAULT_BUDGET = 60.0
@@ -64,6 +64,9 @@ class RunOptions:
     #: Celery queue
     workers: int | None = None
     queue: str | None = None
+    #: ``--memory``: the bytes a count by levels may hold at once, each share (None: a safe
+    #: share of the machine, core.level_measure.default_memory)
+    memory: int | None = None
 
     @property
     def queue_name(self) -> str:
@@ -90,7 +93,8 @@ class RunOptions:
             "method_reason": self.method_reason, "budget": self.budget, "node_budget": self.node_budget,
             "lease": self.lease, "limit": self.limit, "split_depth": self.split_depth,
             "subproblems": self.subproblems, "verify": self.verify, "verify_seed": self.verify_seed,
-            "workers": self.workers, "queue": self.queue,
+            "workers": self.workers, "queue": self.queue, "memory": self.memory,
+            "level_plan": None if s.level_plan is None else s.level_plan.to_json(),
         }
 
     @classmethod
@@ -103,11 +107,13 @@ class RunOptions:
             if levels == "auto":
                 reason = "counting by levels (chosen automatically)"
         solver = SolverOptions(data.get("engine"), bool(data.get("distinct")), data.get("memo", True) is not False,
-                               Method(method), bool(data.get("symmetry")))  # runs recorded before: no symmetry
+                               Method(method), bool(data.get("symmetry")),  # runs recorded before: no symmetry
+                               LevelPlan.from_json(data.get("level_plan")))
         budget = data.get("budget")
         return cls(
             solver=solver, method_reason=reason, budget=None if budget is None else float(budget),
             node_budget=data.get("node_budget"), lease=data.get("lease"), limit=data.get("limit"),
             split_depth=data.get("split_depth"), subproblems=data.get("subproblems"), verify=data.get("verify"),
             verify_seed=data.get("verify_seed"), workers=data.get("workers"), queue=data.get("queue"),
+            memory=data.get("memory"),
         )

@@ -552,6 +552,20 @@ class CeleryExecutor:
         except redis.RedisError as exc:
             raise self._unreachable(exc) from exc
 
+    def hosts(self, queue: str) -> int:
+        """The machines of the worker processes serving ``queue`` (1 where none announced)."""
+        import redis
+
+        from .workforce import workforce_hosts
+
+        requests = self.requests
+        if requests is None:
+            return 1
+        try:
+            return workforce_hosts(requests.redis, queue) or 1
+        except redis.RedisError as exc:
+            raise self._unreachable(exc) from exc
+
     def _unreachable(self, exc: BaseException) -> BrokerError:
         """The broker did not answer: the one line a command prints."""
         return BrokerError(f"cannot reach the broker {safe_url(self.url)}: {str(exc).splitlines()[0]}")

@@ -57,6 +57,14 @@ def workforce(client, queue: str) -> int:
     return int(pipe.execute()[1])
 
 
+def workforce_hosts(client, queue: str) -> int:
+    """The machines whose worker processes serve ``queue`` now (a member is ``host:pid``):
+    a count by levels takes one share a machine, on its processes as threads."""
+    members = client.zrangebyscore(workforce_key(queue), _broker_now(client) - STALE_SECONDS, "+inf")
+    names = (m.decode() if isinstance(m, bytes) else str(m) for m in members)
+    return len({name.rsplit(":", 1)[0] for name in names})
+
+
 class Announcement:
     """One worker process's announcement on the queues it serves: :meth:`start` says so
     now and renews it from a daemon thread; :meth:`stop` withdraws it."""

@@ -9,10 +9,15 @@ Each pool process announces itself on the queues it serves while it lives
 """
 from __future__ import annotations
 
+import sys
+
 from celery import signals
 
 from scheduler.celery_config import is_redis_url, make_app
 from scheduler.workforce import Announcement
+
+# counts of any size are this program's business (see scheduler.cli.app.main)
+sys.set_int_max_str_digits(0)
 
 app = make_app()
 app.conf.imports = ("worker.tasks",)

@@ -687,27 +687,48 @@ def _library_spec(file: str, name: str) -> dict[str, Any]:
     return {"kind": KIND, "format": fmt, "text": text, "source_name": name}
 
 
+def tiling_text(pieces: str, rows: int, cols: int) -> str:
+    """A rectangle tiled by a named set of pieces in any number (every shape, turned and
+    mirrored)."""
+    return (f'kind = "polyform"\ngoal = "fill"\nsize = [{rows}, {cols}]\n\n[[pieces]]\nset = "{pieces}"\n'
+            f'count = "any"\n')
+
+
 def dominoes_text(rows: int, cols: int) -> str:
-    return f'kind = "polyform"\ngoal = "fill"\nsize = [{rows}, {cols}]\n\n[[pieces]]\nset = "dominoes"\ncount = "any"\n'
+    return tiling_text("dominoes", rows, cols)
 
 
-#: the most cells ``dominoes-RxC`` names: the 200x200 board, whose kernel tables take
-#: about 0.4 GB (see :data:`core.kernel.MAX_KERNEL_BYTES`)
+#: the most cells a tiling family (``dominoes-RxC``, ...) names: the 200x200 board of
+#: dominoes, whose kernel tables take about 0.4 GB (see :data:`core.kernel.MAX_KERNEL_BYTES`;
+#: a bigger set of pieces on a board that large is refused by that limit, with its figures)
 MAX_DOMINO_CELLS = 40_000
 
+#: the tiling families: name, the set, what the shapes are (OEIS tables of their counts in
+#: docs/performance.md)
+TILING_FAMILIES = {
+    "dominoes": ("dominoes", "dominoes"),
+    "trominoes": ("trominoes", "trominoes of both shapes (I and V)"),
+    "tetrominoes": ("tetrominoes", "tetrominoes of all five shapes"),
+    "pentominoes": ("pentominoes", "pentominoes of all twelve shapes"),
+}
 
-def _dominoes_spec(name: str) -> dict[str, Any] | None:
-    """The spec of ``dominoes-RxC``; a name of the family past its limits is an error
-    that states them."""
-    m = re.fullmatch(r"dominoes-(\d+)x(\d+)", name)
+
+def _tiling_spec(name: str) -> dict[str, Any] | None:
+    """The spec of ``dominoes-RxC``, ``trominoes-RxC``, ``tetrominoes-RxC`` or
+    ``pentominoes-RxC``; a name of a family past its limits is an error that states them."""
+    m = re.fullmatch(r"(dominoes|trominoes|tetrominoes|pentominoes)-(\d+)x(\d+)", name)
     if not m:
         return None
-    r, c = int(m.group(1)), int(m.group(2))
+    family, r, c = m.group(1), int(m.group(2)), int(m.group(3))
     if min(r, c) < 1:
         raise ProblemError("R and C at least 1", source=name)
     if r * c > MAX_DOMINO_CELLS:
         raise ProblemError(f"R*C at most {MAX_DOMINO_CELLS:,} (here {r * c:,})", source=name)
-    return {"kind": KIND, "format": "toml", "text": dominoes_text(r, c), "source_name": name}
+    return {"kind": KIND, "format": "toml", "text": tiling_text(TILING_FAMILIES[family][0], r, c),
+            "source_name": name}
+
+
+_dominoes_spec = _tiling_spec
 
 
 def _register() -> None:
@@ -723,8 +744,9 @@ def _register() -> None:
             except OSError:
                 continue
         register_problem(LibraryEntry(name, description, spec, known))
-    register_pattern("dominoes-RxC", f"domino tilings of an R x C rectangle (R*C at most {MAX_DOMINO_CELLS:,})",
-                     _dominoes_spec)
+    for family, (_, shapes) in TILING_FAMILIES.items():
+        register_pattern(f"{family}-RxC", f"tilings of an R x C rectangle by {shapes} in any number "
+                                          f"(R*C at most {MAX_DOMINO_CELLS:,})", _tiling_spec)
 
 
 _register()

@@ -158,4 +158,7 @@ def cli(ctx: click.Context) -> None:
 
 
 def main() -> None:
+    # counts of any size are this program's business: a level count of a long strip prints
+    # thousands of digits, past Python's guard against slow conversions of untrusted input
+    sys.set_int_max_str_digits(0)
     cli(prog_name="tilecensus")

@@ -76,7 +76,25 @@ memo_option = click.option("--no-memo", is_flag=True,
                            help="count by visiting every solution (the kernel's counting memo off)")
 by_levels_option = click.option("--by-levels", is_flag=True,
                                 help="count level by level over frontier states instead of searching "
-                                     "(plain covers of at most 128 items, or whose options fit one window)")
+                                     "(plain covers whose states fit 1,024 bits)")
+
+
+#: the units --memory takes (powers of 1024)
+_UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "m": 1 << 20, "mb": 1 << 20, "g": 1 << 30, "gb": 1 << 30,
+          "t": 1 << 40, "tb": 1 << 40}
+
+
+def _memory(ctx: click.Context, param: click.Parameter, value: str | None) -> int | None:
+    """``--memory 8G``: bytes, with an optional unit K, M, G or T (powers of 1024)."""
+    if value is None:
+        return None
+    import re
+
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*", value)
+    unit = m.group(2).lower() if m else None
+    if m is None or unit not in _UNITS or float(m.group(1)) <= 0:
+        raise click.BadParameter(f"{value!r} is not a size such as 512M, 8G or 1.5T", ctx=ctx, param=param)
+    return int(float(m.group(1)) * _UNITS[unit])
 symmetry_option = click.option("--no-symmetry", is_flag=True,
                                 help="count every symmetric copy by search instead of one per orbit of the problem's "
                                      "symmetry group (counts only; the default uses the group where the model has one)")
@@ -115,6 +133,9 @@ _RUN_OPTIONS = [
                       "a mismatch fails the run"),
     click.option("--verify-seed", type=int, default=0, show_default=True, metavar="N",
                  help="which random sample --verify takes"),
+    click.option("--memory", callback=_memory, metavar="SIZE",
+                 help="the memory a count by levels may hold at once, each share (512M, 8G, 1.5T; default 60% of "
+                      "this machine's): past it the count is shared out in more parts, or refused"),
     click.option("--no-estimate", is_flag=True, help="no tree-size estimate before the run"),
     db_option,
     json_option,
@@ -122,7 +143,7 @@ _RUN_OPTIONS = [
 ]
 _RUN_NAMES = ("name_or_file", "kind", "count_flag", "all_flag", "first", "distinct", "engine", "no_memo", "by_levels",
               "by_search", "by_bitboard", "no_symmetry", "split_depth", "subproblems", "budget", "node_budget", "lease", "verify", "verify_seed",
-              "no_estimate")
+              "no_estimate", "memory")
 
 
 def solver_options(engine: str | None, distinct: bool, no_memo: bool, by_levels: bool, by_search: bool,
@@ -150,7 +171,7 @@ def _request(v: dict[str, Any]) -> RunRequest:
                               v["by_bitboard"], v["no_symmetry"]),
         budget=v["budget"], node_budget=v["node_budget"], lease=v["lease"], limit=v["first"],
         split_depth=v["split_depth"], subproblems=v["subproblems"], verify=v["verify"],
-        verify_seed=v["verify_seed"] if v["verify"] else None,
+        verify_seed=v["verify_seed"] if v["verify"] else None, memory=v["memory"],
     )
     return RunRequest(v["name_or_file"], v["kind"], mode, options, estimate=not v["no_estimate"])
 

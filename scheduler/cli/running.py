@@ -153,7 +153,8 @@ def submit(app: App, request: RunRequest, queue: str | None, wait: bool) -> None
     serving = executor.workforce(queue_name)  # the worker processes there are: the run is planned for them
     request = replace(request, options=replace(request.options, queue=queue, workers=serving))
     ledger = app.ledger()  # it must answer before any work
-    prepared = prepare(request, workers=serving or CLUSTER_WORKERS, defer_estimate=True)
+    prepared = prepare(request, workers=serving or CLUSTER_WORKERS, defer_estimate=True, cluster=True,
+                       hosts=executor.hosts(queue_name) if serving else 1)
     created = prepared.create(ledger, ExecutorKind.CELERY, queued=True)  # stamped as sent: sent next
     run_id, pending = created.run_id, created.pending
     # a message for each worker; where they pull, the rest of the plan waits in the ledger for them

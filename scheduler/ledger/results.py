@@ -13,7 +13,7 @@ from typing import Any, Callable, Sequence
 from sqlalchemy import Connection, bindparam, insert, update
 from sqlalchemy.orm import Session
 
-from ..codec import fraction_parts, pack
+from ..codec import count_text, fraction_parts, pack
 from ..db import Ledger
 from ..models import Solution, Subproblem, utcnow
 from ..states import OPEN, SubproblemState
@@ -91,7 +91,7 @@ def _pg_values(outcome: Outcome, now) -> dict:
     from psycopg.types.json import Json
 
     values = _values(outcome, now)
-    values.update(done=str(SubproblemState.DONE), open=OPEN_STATES, r_count=str(int(outcome.count)),
+    values.update(done=str(SubproblemState.DONE), open=OPEN_STATES, r_count=count_text(outcome.count),
                   r_distinct=None if outcome.distinct is None else str(int(outcome.distinct)),
                   r_stats=None if outcome.stats is None else Json(outcome.stats))
     return values

@@ -13,7 +13,7 @@ from core.problem import Problem
 from core.search import Stats, Subpath
 
 from ..batches import seconds_per_weight
-from ..codec import fraction_of, fraction_parts, path_text
+from ..codec import fraction_of, fraction_parts, path_text, total_of
 from ..db import Ledger
 from ..errors import LedgerError
 from ..models import Run, Subproblem, Verification, utcnow
@@ -56,6 +56,7 @@ def create_run(
     started: dt.datetime | None = None,
     first: Callable[[int, int], Outcome] | None = None,
     queued: bool = False,
+    modulus: int | None = None,
 ) -> CreatedRun:
     """The run row and one pending row per subproblem, in one transaction; ``started``:
     when its planning began (its ``created_at``, so its seconds count the planning).
@@ -63,7 +64,9 @@ def create_run(
     planning, recorded in the same transaction (with its donated frontier).  ``queued``:
     the pending subproblems are stamped as sent to a queue (the submitter sends them
     next, so a Celery run's start costs no query to find them and none to stamp them;
-    should it die first, the scheduler sends them once they are its grace period old)."""
+    should it die first, the scheduler sends them once they are its grace period old).
+    ``modulus``: the run's total is the sum of its counts modulo this (a count by levels
+    in groups of moduli: core/level_shares.py)."""
     if sum((s.weight for s in frontier), Fraction(0)) != 1:
         raise ValueError("the planned subproblems' weights do not add up to 1")
     if first is not None and len(frontier) != 1:
@@ -73,7 +76,7 @@ def create_run(
         name=str(problem.name), kind=problem.kind, spec=problem.spec, spec_hash=problem.spec_hash,
         mode=str(mode), options=options.to_json(), executor=str(executor), status=RunStatus.RUNNING,
         n_planned=len(frontier), plan_stats=plan_stats, created_at=started or utcnow(),
-        verify_fraction=verify_fraction, estimated_nodes=estimated_nodes,
+        verify_fraction=verify_fraction, estimated_nodes=estimated_nodes, modulus=modulus,
     )
     with ledger.engine.begin() as conn:
         if first is not None and sampling is None:
@@ -215,7 +218,8 @@ def close_run(ledger: Ledger, run_id: int) -> bool:
         return _close(conn, run_id)
 
 
-_RUN_OPEN = select(RUN.c.status, RUN.c.mode, RUN.c.created_at).where(RUN.c.id == bindparam("run_id"))
+_RUN_OPEN = select(RUN.c.status, RUN.c.mode, RUN.c.created_at, RUN.c.modulus).where(
+    RUN.c.id == bindparam("run_id"))
 _COUNT_OPEN = select(func.count()).select_from(SUB).where(SUB.c.run_id == bindparam("run_id"), SUB.c.state.in_(OPEN))
 _DONE_ROWS = select(SUB.c.count, SUB.c.distinct, SUB.c.nodes, SUB.c.seconds, SUB.c.done_num, SUB.c.done_den,
                     SUB.c.stats).where(SUB.c.run_id == bindparam("run_id"), SUB.c.state == SubproblemState.DONE)
@@ -228,13 +232,14 @@ def _close(conn: Connection, run_id: int) -> bool:
         return False
     if conn.execute(_COUNT_OPEN, {"run_id": run_id}).scalar_one() or V.count_open(conn, run_id):
         return False
-    total = distinct = nodes = 0
+    counts: list[int] = []
+    distinct = nodes = 0
     any_distinct = False
     cpu = 0.0
     weight = Fraction(0)
     stats = Stats()
     for count, dist, n, secs, dn, dd, st in conn.execute(_DONE_ROWS, {"run_id": run_id}):
-        total += int(count or 0)
+        counts.append(count)
         if dist is not None:
             any_distinct = True
             distinct += int(dist)
@@ -243,6 +248,7 @@ def _close(conn: Connection, run_id: int) -> bool:
         weight += fraction_of(dn, dd)
         if st:
             stats.add(_stats_of(st))
+    total = total_of(counts, run.modulus)
     now = utcnow()
     limited = run.mode == Mode.FIRST
     status, error = RunStatus.DONE, None
@@ -398,8 +404,7 @@ def _done_solutions(session: Any, run_id: int) -> int:
         return 0
     if rows * 10 ** int(digits) <= _SQLITE_EXACT_SUM:
         return int(session.scalar(text(f"SELECT SUM(CAST(count AS INTEGER)) {where}"), {"r": run_id}) or 0)
-    counts = session.scalars(text(f"SELECT count {where}"), {"r": run_id})
-    return sum(int(c) for c in counts if c is not None)
+    return total_of(session.scalars(text(f"SELECT count {where}"), {"r": run_id}))
 
 
 def progress(ledger: Ledger, run_id: int) -> Progress:
@@ -417,7 +422,8 @@ def progress(ledger: Ledger, run_id: int) -> Progress:
                 Subproblem.run_id == run_id, Subproblem.state == SubproblemState.DONE
             )
         ).one()
-        solutions = _done_solutions(session, run_id)
+        # the counts of a run in residues make its total only once all are in
+        solutions = _done_solutions(session, run_id) if run.modulus is None else 0
         gone = _owner_gone(session, run)
         end = run.finished_at or gone or utcnow()
         if run.status == RunStatus.DONE:

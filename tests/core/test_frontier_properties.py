@@ -1,6 +1,7 @@
-"""Counting by levels (core/_frontier.c) against the reference search: the count of every
-random plain cover, below every node, and its caps.  Run again under AddressSanitizer by
-test_kernel_asan.py."""
+"""Counting by levels (core/_frontier.c) against its pure-Python reference
+(core/level_reference.py) and the reference search: the count of every random plain
+cover, below every node, in every key width, on several threads, in residues, in slices,
+and its caps.  Run again under AddressSanitizer by test_kernel_asan.py."""
 from __future__ import annotations
 
 import os
@@ -13,12 +14,15 @@ from hypothesis import strategies as st
 from core.exact_cover import ExactCover
 from core.frontier import LevelCounter, accepts
 from core.kernel import KernelSolver
+from core.level_reference import LevelReference
 from core.reference import ReferenceSolver
+from core.residues import WORD, contribution, primes, product
 
 sys.path.insert(0, os.path.dirname(__file__))
 from test_kernel_properties import DOMINO, I_TROMINO, L_TROMINO, _grid_tiling  # noqa: E402
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+WIDTHS = (1, 2, 4, 8, 16)
 
 
 @st.composite
@@ -35,16 +39,24 @@ def plain_covers(draw, max_primary=6):
     return ExactCover.from_indices(names, n_primary, options, ("",), None)
 
 
+def independent(n, k):
+    """n items, each covered by any of k options of its own: k^n covers."""
+    return ExactCover.from_indices([f"i{j}" for j in range(n)], n, [[(j, 0)] for j in range(n) for _ in range(k)],
+                                   ("",), None)
+
+
 @SETTINGS
 @given(plain_covers())
-def test_level_count_equals_the_search(ec):
+def test_level_count_equals_the_reference_in_every_key_width(ec):
     expected = ReferenceSolver(ec).count()
-    counter = LevelCounter(ec)
-    narrow, wide = counter.count(), counter.count(narrow=False)
-    assert narrow.count == wide.count == expected
-    assert (narrow.key_bits, wide.key_bits) == (64, 128)  # small covers always fit 64 bits
-    bare = LevelCounter(ec, walls=False).count()  # walls inferred from the options change nothing
-    assert bare.count == expected and bare.states >= narrow.states
+    total, per_level = LevelReference(ec).count()
+    assert total == expected
+    for words in WIDTHS:
+        bare = LevelCounter(ec, walls=False, key_words=words).count()
+        assert bare.count == expected and bare.key_bits >= 64 * words
+        assert bare.level_states == per_level  # the same states, level by level
+        walled = LevelCounter(ec, key_words=words).count()  # walls inferred from the options
+        assert walled.count == expected and walled.states <= bare.states
     solver = KernelSolver(ec, levels=True)
     assert solver.count() == expected
     assert solver.counted_by == "levels"
@@ -60,10 +72,73 @@ def test_level_count_below_any_node_equals_the_search(ec, depth, data):
     result = levels.solve(node.path)
     assert result.count == reference.count(node.path)
     covered = [i for k in node.path for i, _ in ec.options[k]]
-    assert LevelCounter(ec).count(covered, narrow=False).count == result.count
+    assert LevelCounter(ec, key_words=2).count(covered).count == result.count
+    assert LevelReference(ec).count(covered)[0] == result.count
     assert result.weight == node.weight and result.complete
     # split and sum: the level counts of a frontier add up to the whole
     assert sum(levels.count(s.path) for s in frontier) == reference.count()
+
+
+@SETTINGS
+@given(plain_covers(max_primary=8), st.integers(1, 4), st.sampled_from(WIDTHS))
+def test_threads_count_the_same_states(ec, threads, words):
+    whole = LevelCounter(ec, walls=False).count()
+    shared = LevelCounter(ec, walls=False, key_words=words).count(threads=threads)
+    assert (shared.count, shared.states, shared.level_states) == (whole.count, whole.states, whole.level_states)
+
+
+@SETTINGS
+@given(plain_covers(max_primary=8), st.integers(0, 9), st.integers(2, 5), st.integers(1, 3), st.sampled_from((1, 2)))
+def test_slices_at_a_cut_partition_the_count(ec, cut, slices, threads, words):
+    """The slices of the states at a cut level add up to the count (each path from the
+    start crosses the cut once, or ends before it in slice 0)."""
+    counter = LevelCounter(ec, key_words=words)
+    whole = counter.count().count
+    parts = [counter.count(cut=(cut, slices, j), threads=threads).count for j in range(slices)]
+    assert sum(parts) == whole
+
+
+@SETTINGS
+@given(st.integers(1, 90), st.integers(2, 4), st.integers(1, 4), st.sampled_from((1, 2)))
+def test_residues_join_to_counts_past_any_word(n, k, threads, words):
+    """k^n covers of n independent items, counted modulo 2^64 and primes, joined: the
+    formula, also where 2^64 or 2^128 is passed."""
+    counter = LevelCounter(independent(n, k), key_words=words)
+    assert counter.count(threads=threads).count == k ** n
+    moduli = counter.moduli()
+    assert product(moduli) > k ** n  # the bound held
+    done = counter.count_modulo((), moduli, threads=threads)
+    assert done.count == k ** n and done.residues == len(moduli)
+    exact = counter.count_modulo((), None)
+    assert exact.status == ("done" if k ** n < WORD else "overflow")
+
+
+@SETTINGS
+@given(st.integers(1, 90), st.integers(2, 4), st.integers(2, 4))
+def test_groups_of_moduli_add_up_modulo_their_product(n, k, groups):
+    counter = LevelCounter(independent(n, k))
+    moduli = counter.moduli() + primes(3)[-2:]  # at least 3 moduli to group
+    moduli = list(dict.fromkeys(moduli))
+    whole = product(moduli)
+    cuts = [len(moduli) * g // groups for g in range(groups + 1)]
+    total = 0
+    for g in range(groups):
+        part = moduli[cuts[g]:cuts[g + 1]]
+        if not part:
+            continue
+        residue = counter.count_modulo((), part, residues_only=True).count
+        assert residue == k ** n % product(part)
+        total += contribution(residue, product(part), whole)
+    assert total % whole == k ** n
+
+
+def test_a_count_needing_more_residues_than_one_pass_holds_goes_in_passes(monkeypatch):
+    import core.frontier as frontier
+
+    monkeypatch.setattr(frontier, "MAX_RESIDUES", 3)  # two primes a pass beside the 2^64 slot
+    counter = LevelCounter(independent(200, 3))  # 3^200: 317 bits, six moduli
+    done = counter.count()
+    assert done.count == 3 ** 200 and done.passes == 3
 
 
 @SETTINGS
@@ -81,43 +156,43 @@ def test_a_count_that_runs_out_of_memory_or_work_declines(ec, cap):
 
 
 @SETTINGS
-@given(st.integers(1, 5), st.integers(0, 110), st.integers(0, 3), st.data())
+@given(plain_covers(max_primary=8), st.integers(0, 8))
+def test_a_probe_stopped_at_a_level_has_the_whole_count_s_first_levels(ec, stop):
+    counter = LevelCounter(ec, walls=False)
+    whole = counter.count()
+    probe = counter.count(stop_level=stop)
+    if probe.complete:
+        assert probe.count == whole.count
+    else:
+        assert probe.status == "stopped" and probe.count is None
+        assert probe.level_states[:probe.levels_done] == whole.level_states[:probe.levels_done]
+        assert len(probe.level_clock) == len(whole.level_states)
+
+
+@SETTINGS
+@given(st.integers(1, 5), st.integers(0, 300), st.integers(0, 3), st.data())
 def test_windows_tails_and_wide_spans(width, far, n_tail, data):
-    """Covers whose options reach far from their lead (beyond a 64-bit window: only the
-    128-bit keys hold them) or into tail items, on up to 128 items."""
+    """Covers whose options reach far from their lead (one word, two, four or eight) or
+    into tail items."""
     n = data.draw(st.integers(2, 12)) + far + n_tail
-    n = min(n, 128)
     options = []
     for _ in range(data.draw(st.integers(1, 12))):
         lead = data.draw(st.integers(0, n - 1))
         items = {lead} | set(data.draw(st.lists(st.integers(lead, min(n - 1, lead + width + far)), max_size=3)))
         options.append([(i, 0) for i in sorted(items)])
     ec = ExactCover.from_indices([f"i{k}" for k in range(n)], n, options, ("",), None)
-    counter = LevelCounter(ec)
-    expected = ReferenceSolver(ec).count()
-    assert counter.count().count == counter.count(narrow=False).count == expected
+    expected = KernelSolver(ec).count()
+    assert LevelCounter(ec).count().count == expected
+    assert LevelReference(ec).count()[0] == expected
 
 
-def test_an_option_spanning_more_than_64_items_needs_128_bit_keys():
-    n = 100
-    options = [[(0, 0), (99, 0)]] + [[(j, 0)] for j in range(1, 99)] + [[(0, 0)], [(99, 0)]]
+def test_an_option_spanning_more_than_64_items_needs_wider_keys():
+    n = 300
+    options = [[(0, 0), (299, 0)]] + [[(j, 0)] for j in range(1, 299)] + [[(0, 0)], [(299, 0)]]
     ec = ExactCover.from_indices([f"i{k}" for k in range(n)], n, options, ("",), None)
     done = LevelCounter(ec).count()
-    assert (done.count, done.key_bits) == (2, 128)
+    assert (done.count, done.key_bits) == (2, 512)
     assert ReferenceSolver(ec).count() == 2
-
-
-def test_counts_past_64_bits_move_to_128_bit_keys_and_past_128_bits_are_an_error():
-    def independent(n, k):  # n items, each covered by any of k options of its own
-        return ExactCover.from_indices([f"i{j}" for j in range(n)], n,
-                                       [[(j, 0)] for j in range(n) for _ in range(k)], ("",), None)
-
-    small = LevelCounter(independent(40, 3)).count()
-    assert (small.count, small.key_bits) == (3 ** 40, 64)
-    big = LevelCounter(independent(80, 3)).count()  # 3^80 > 2^64: the narrow count overflows
-    assert (big.count, big.key_bits) == (3 ** 80, 128)
-    with pytest.raises(OverflowError):
-        LevelCounter(independent(81, 3)).count()  # 3^81 > 2^128
 
 
 @SETTINGS
@@ -139,8 +214,10 @@ def test_walled_in_cells_prune_no_solution(rows, cols, blocked, which, once, dat
     if ec.n_options == 0 or not accepts(ec):
         return
     search = KernelSolver(ec, memo=False)
-    geometry = LevelCounter(ec, board)
-    assert geometry.count().count == geometry.count(narrow=False).count == search.count()
+    expected = search.count()
+    for words in (1, 2, 4):
+        geometry = LevelCounter(ec, board, key_words=words)
+        assert geometry.count().count == expected
     solver = KernelSolver(ec, levels=True, board=board)
     node = data.draw(st.sampled_from(search.split(2)))
     assert solver.count(node.path) == search.count(node.path)
@@ -176,20 +253,20 @@ def test_the_search_takes_over_when_the_level_count_runs_out_of_memory():
 def test_covers_the_level_count_cannot_take_are_refused():
     colored = ExactCover.from_indices(["a", "x"], 1, [[(0, 0), (1, 1)]], ("", "red"), None)
     counted = ExactCover.from_indices(["a"], 1, [[(0, 0)]], ("",), [(0, 2)])
-    # 200 items, one option reaching from the first to the last: no 128-bit window holds it
-    wide = ExactCover.from_indices([f"i{k}" for k in range(200)], 200,
-                                   [[(0, 0), (199, 0)]] + [[(k, 0)] for k in range(200)], ("",), None)
+    # 1,100 items, one option reaching from the first to the last: past 1,024-bit keys
+    wide = ExactCover.from_indices([f"i{k}" for k in range(1100)], 1100,
+                                   [[(0, 0), (1099, 0)]] + [[(k, 0)] for k in range(1100)], ("",), None)
     for ec in (colored, counted, wide):
         assert not accepts(ec)
-        with pytest.raises(ValueError, match="plain exact cover"):
+        with pytest.raises(ValueError, match="plain exact cover|1024 bits"):
             KernelSolver(ec, levels=True)
 
 
 @st.composite
 def banded_covers(draw):
-    """Covers of 129 to 220 items whose options stay within a band (so one window holds
-    every state): consecutive runs of a planted solution (so that some covers exist),
-    random options within the band, and a few tail items (primary or secondary)."""
+    """Covers of 129 to 220 items whose options stay within a band: consecutive runs of a
+    planted solution (so that some covers exist), random options within the band, and a
+    few tail items (primary or secondary)."""
     n_front = draw(st.integers(129, 200))
     width = draw(st.integers(1, 6))
     n_tail = draw(st.integers(0, 5))
@@ -214,32 +291,28 @@ def banded_covers(draw):
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(banded_covers())
-def test_covers_past_128_items_are_counted_in_one_window(ec):
-    assert ec.n_items > 128 and accepts(ec)
+@given(banded_covers(), st.integers(1, 3))
+def test_long_banded_covers(ec, threads):
     expected = KernelSolver(ec).count()
     counter = LevelCounter(ec)
-    narrow, wide = counter.count(), counter.count(narrow=False)
-    assert narrow.count == wide.count == expected
-    assert wide.key_bits == 128 and not counter.has_walls
+    assert counter.count(threads=threads).count == expected
+    assert LevelReference(ec).count()[0] == expected
     solver = KernelSolver(ec, levels=True)
     assert solver.count() == expected and solver.counted_by == "levels"
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(banded_covers(), st.integers(1, 3), st.data())
-def test_covers_past_128_items_below_any_node(ec, depth, data):
+def test_long_banded_covers_below_any_node(ec, depth, data):
     search = KernelSolver(ec)
     frontier = search.split(depth)
     node = data.draw(st.sampled_from(frontier))
     covered = [i for k in node.path for i, _ in ec.options[k]]
-    done = LevelCounter(ec).count(covered)
-    # a path may cover items too far above its lowest uncovered one for any window: declined
-    if done is not None:
-        assert done.count == search.solve(node.path).count
+    # a start covering items far past its level widens the window for that count
+    assert LevelCounter(ec).count(covered).count == search.solve(node.path).count
 
 
-def test_a_strip_past_128_items_past_2_to_the_64_and_a_start_reaching_too_far():
+def test_a_strip_past_2_to_the_64_and_a_start_reaching_far():
     n = 150  # a 1 x 150 strip of monominoes and dominoes: Fibonacci many tilings
     options = [[(i, 0)] for i in range(n)] + [[(i, 0), (i + 1, 0)] for i in range(n - 1)]
     ec = ExactCover.from_indices([f"i{k}" for k in range(n)], n, options, ("",), None)
@@ -247,9 +320,8 @@ def test_a_strip_past_128_items_past_2_to_the_64_and_a_start_reaching_too_far():
     fib = [1, 1]
     while len(fib) <= n:
         fib.append(fib[-1] + fib[-2])
-    whole = counter.count()
-    assert (whole.count, whole.key_bits) == (fib[n], 128)  # F(150) > 2^64: 128-bit counts
+    assert counter.count().count == fib[n]  # F(150) > 2^64: residues joined
     assert counter.count([0, 1]).count == fib[n - 2]
-    assert counter.count([149]) is None  # item 149 covered, item 0 not: no window holds it
+    assert counter.count([149]).count == fib[n - 1]  # item 149 covered, item 0 not: a window of 149
     solver = KernelSolver(ec, levels=True)
     assert solver.solve([n]).count == fib[n - 2] and solver.counted_by == "levels"  # the domino 0-1 first

@@ -364,8 +364,9 @@ def test_a_deep_tree_s_trial_hands_back_a_frontier_of_bounded_size():
     assert engines.trial_nodes(load("pentacubes-3x4x5").exact_cover()) == engines.AUTO_TRIAL_NODES
     problem = load("dominoes-2x1200")
     assert engines.trial_nodes(problem.exact_cover()) == 2_048
-    choice = engines.choose_method(problem, SolverOptions(method=Method.AUTO, symmetry=True), whole_count=True)
-    trial = choice.partial
-    assert trial is not None and not trial.complete
+    search = engines.solver_for(problem, SolverOptions(method=Method.SEARCH, symmetry=True))
+    unit, searcher = engines._first_unit(search)
+    trial = engines._whole_trial(search, unit, engines._quick_trial(searcher), engines.trial_nodes(problem.exact_cover()))
+    assert not trial.complete
     assert trial.stats.nodes <= 2_048 + 8  # (a budget stop may pass it by a node a nested count)
     assert sum(len(s.path) for s in trial.frontier) <= engines.TRIAL_FRONTIER_IDS

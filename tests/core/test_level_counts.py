@@ -52,16 +52,16 @@ def test_6x6_tilings_by_levels(pieces, expected):
     assert problem_from_text(text, format="toml").solver(levels=True).count() == expected
 
 
-def test_a_level_count_past_2_to_the_128_leaves_it_to_the_search():
+def test_a_level_count_past_2_to_the_128_is_exact():
     from core.exact_cover import ExactCover
     from core.kernel import KernelSolver
 
-    # 81 items, each taken by any of 3 options of its own: 3^81 > 2^128 covers
+    # 81 items, each taken by any of 3 options of its own: 3^81 > 2^128 covers (the formula)
     ec = ExactCover.from_indices([f"i{j}" for j in range(81)], 81, [[(j, 0)] for j in range(81) for _ in range(3)])
     solver = KernelSolver(ec, levels=True)
-    assert solver.solve().count == 3**81  # the level count declined; the search sums its parts
-    assert solver.counted_by == "search"
-    # under a budget the search hands on the rest (test_kernel_properties sums the parts)
-    part = solver.solve((), SolveRequest(seconds=600))
-    assert solver.counted_by == "search" and not part.complete and part.frontier and part.count < 2**128
+    assert solver.solve().count == 3**81 and solver.counted_by == "levels"
     assert solver.solve([0, 3, 6]).count == 3**78 and solver.counted_by == "levels"
+    # under a budget the search hands on the rest, each part below 2^128
+    search = KernelSolver(ec)
+    part = search.solve((), SolveRequest(seconds=600))
+    assert not part.complete and part.frontier and part.count < 2**128

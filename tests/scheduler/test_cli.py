@@ -218,10 +218,12 @@ def test_a_count_goes_by_levels_where_they_pay_and_says_so(tc):
     assert "not both" in tc("solve", "pentomino-5x12", "--by-levels", "--by-search", code=2).output
 
 
-def test_by_levels_refuses_what_it_cannot_count(tc):
+def test_by_levels_refuses_what_it_cannot_count(tc, tmp_path):
     assert "kernel engine" in tc("solve", "dominoes-4x4", "--by-levels", "--all", code=2).output
     assert "kernel engine" in tc("solve", "dominoes-4x4", "--by-levels", "--engine", "reference", code=2).output
-    assert "reaches further" in tc("solve", "sudoku-9x9-seed", "--by-levels", code=2).output
+    colored = tmp_path / "colored.dlx"
+    colored.write_text("a | x\na x:red\n")
+    assert "plain exact cover" in tc("solve", str(colored), "--by-levels", code=2).output
     out = tc("solve", "crossword-23", "--by-levels", "--all", code=2).output  # the transfer counts only
     assert out.startswith("tilecensus: ") and out.count("\n") == 1
     # a square symmetry: the transfer counts whole grids layer by layer
@@ -254,25 +256,13 @@ def test_a_count_past_2_to_the_128_comes_out_exact(tc, tmp_path):
     for args in ([], ["--split-depth", "3"], ["--by-search"]):
         data = json.loads(tc("solve", str(dlx), *args, "--json", "--workers", "1").stdout)
         assert (data["status"], data["solutions"]) == ("done", 3**81), args
-    # by default the search's trial (carried on: a small tree) counts it, past 2^128 exactly
+    # by default the level count's probe counts it whole, past 2^128 exactly (its residues joined)
     headline = tc("solve", str(dlx), "--workers", "1", "--no-progress").stdout
-    assert re.search(r"solutions \([\d,]+ nodes, ", headline), headline
+    assert re.search(r"solutions \([\d,]+ states, by levels", headline), headline
     run_id = headline.split()[1]
     show = json.loads(tc("show", run_id, "--json").stdout)
-    assert show["options"]["method"] == "search" and show["solutions"] == 3**81
-    # where levels are measured (the trial's tree too big to carry on), they decline past 2^128
-    from core.engines import choose_method
-    from core.library import load
-    from core.solver_options import Method, SolverOptions
-    import core.engines as engines
-    saved = engines.SMALL_TRIALS, engines.QUICK_UNIT_SECONDS
-    engines.SMALL_TRIALS = 1  # no carrying on
-    engines.QUICK_UNIT_SECONDS = 0.0  # nor a quick trial that counts it all (the memo makes it small)
-    try:
-        choice = choose_method(load(str(dlx)), SolverOptions(method=Method.AUTO, symmetry=True), whole_count=True)
-    finally:
-        engines.SMALL_TRIALS, engines.QUICK_UNIT_SECONDS = saved
-    assert choice.options.method is Method.SEARCH and "levels gave up" in choice.reason
+    assert show["options"]["method"] == "levels" and show["solutions"] == 3**81
+    assert "counted whole in its" in show["options"]["method_reason"]
 
 
 @pytest.mark.parametrize("stats, options, done, unit", [

@@ -37,14 +37,14 @@ def test_0002_keeps_the_runs_of_0001(any_url):
         conn.execute(text(
             "INSERT INTO runs (name, kind, spec, spec_hash, mode, options, executor, status, n_planned, created_at) "
             "VALUES ('old', 'polyform', '{}', 'h', 'count', '{}', 'local', 'done', 0, CURRENT_TIMESTAMP)"))
-    assert upgrade(ledger.engine) == head_revision() == "0003"
+    assert upgrade(ledger.engine) == head_revision() == "0004"
     run = get_run(ledger, 1)
     assert (run.name, run.verify_fraction, run.estimated_nodes) == ("old", None, None)
     _downgrade(ledger, "0001")
     assert current_revision(ledger.engine) == "0001"
     with ledger.engine.connect() as conn:
         assert conn.execute(text("SELECT name FROM runs")).scalar_one() == "old"
-    assert upgrade(ledger.engine) == "0003"
+    assert upgrade(ledger.engine) == "0004"
 
 
 def test_0003_indexes_the_pending_by_weight_and_goes_back(any_url):
@@ -55,7 +55,32 @@ def test_0003_indexes_the_pending_by_weight_and_goes_back(any_url):
     assert "ix_subproblems_run_state_weight" in names()
     _downgrade(ledger, "0002")
     assert "ix_subproblems_run_state_weight" not in names()
-    assert upgrade(ledger.engine) == "0003"
+    assert upgrade(ledger.engine) == "0004"
+
+
+def test_0004_stores_counts_of_any_length_and_goes_back(any_url):
+    """Counts past 80 digits (VARCHAR(80) refused them on PostgreSQL) and a run's modulus;
+    the downgrade keeps the runs."""
+    from sqlalchemy import inspect, text
+
+    from scheduler.ledger import get_run
+
+    ledger = open_ledger(any_url)
+    count, modulus = 7 ** 5000, 2 ** 64 * 9223372036854775783
+    with ledger.engine.begin() as conn:
+        conn.execute(text(
+            "INSERT INTO runs (name, kind, spec, spec_hash, mode, options, executor, status, n_planned, created_at, "
+            "solutions, modulus) VALUES ('big', 'polyform', '{}', 'h', 'count', '{}', 'local', 'done', 0, "
+            f"CURRENT_TIMESTAMP, '{count}', '{modulus}')"))
+    run = get_run(ledger, 1)
+    assert (run.solutions, run.modulus) == (count, modulus)
+    with ledger.engine.begin() as conn:
+        conn.execute(text("UPDATE runs SET solutions = '12', modulus = NULL"))  # 0003 held 80 digits at most
+    _downgrade(ledger, "0003")
+    assert "modulus" not in {c["name"] for c in inspect(ledger.engine).get_columns("runs")}
+    with ledger.engine.connect() as conn:
+        assert conn.execute(text("SELECT solutions FROM runs")).scalar_one() == "12"
+    assert upgrade(ledger.engine) == "0004"
 
 
 def _downgrade(ledger, revision: str) -> None:
