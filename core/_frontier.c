@@ -24,9 +24,9 @@
  * of 64 bits, KW = 1, 2, 4, 8 or 16 (the narrowest that holds F + t bits, and a position
  * more where there are walls): any width up to 1024 bits.
  *
- * COUNTS.  A count is K RESIDUES: residue 0 modulo 2^64 (the machine's own wrapping
- * addition) and residue j >= 1 modulo a prime mod[j] < 2^63 (an addition and a
- * conditional subtraction).  The caller picks K from a proven upper bound on the count
+ * COUNTS.  A count is K RESIDUES: residue j modulo mod[j], a prime below 2^63 (an
+ * addition and a conditional subtraction), except residue 0 modulo 2^64 where mod[0] is 0
+ * (the machine's own wrapping addition).  The caller picks K from a proven upper bound on the count
  * (2^64 times the primes must pass it) and joins the residues by the Chinese remainder
  * theorem; with EXACT set, K = 1 and a carry out of residue 0 is reported as an overflow
  * (the count is then known to pass 2^64, and is taken again with more residues).
@@ -539,7 +539,7 @@ static PyObject *bytes_of(const void *v, size_t n) { return PyBytes_FromStringAn
  *       levels_done, level_states, level_pairs, left_pairs, level_clock)
  *
  * start_key: key_words uint64 (the start's covered items above start_level, in key
- * terms); moduli: K uint64, moduli[0] ignored (2^64), the others primes below 2^63;
+ * terms); moduli: K uint64, primes below 2^63 (moduli[0] may be 0: 2^64);
  * exact: K = 1 and an overflow past 2^64 is a status; cut_level < 0: no cut; seconds < 0,
  * stop_level < 0: no probe limit.  residues, level_states and level_pairs come as bytes
  * of uint64, level_clock (the seconds from the start to each level's end) of double.  Statuses: 0 done, 1 stopped (probe), 2 overflow, 3 declined (memory or
@@ -570,9 +570,10 @@ static PyObject *frontier_count(PyObject *self, PyObject *args) {
         goto out;
     }
     const uint64_t *m = mods.buf;
-    for (Py_ssize_t j = 1; j < K; j++)
-        if (m[j] < 2 || m[j] >> 63) {
-            PyErr_SetString(PyExc_ValueError, "frontier count: moduli past the first are below 2^63");
+    for (Py_ssize_t j = 0; j < K; j++)
+        if ((j > 0 || m[j]) && (m[j] < 2 || m[j] >> 63 || (exact && j == 0))) {
+            PyErr_SetString(PyExc_ValueError, "frontier count: moduli are 0 (2^64, the first only) or below 2^63; "
+                                              "an exact count has the one modulus 0");
             goto out;
         }
     o = calloc(1, sizeof(Count));

@@ -7,7 +7,7 @@
  * and the threads.
  *
  * A record is RW = KW + K words: the key (front bits, then tail bits; see _frontier.c),
- * then the count as K residues (word 0 modulo 2^64, word j >= 1 modulo the prime mod[j]).
+ * then the count as K residues (word j modulo mod[j]; mod[0] = 0 stands for 2^64).
  * With KC = 1 the stride is a constant and the compiler unrolls every copy and sum.
  */
 
@@ -99,7 +99,8 @@ typedef struct LV(Run) {
     const Plan *plan;
     Count *out;
     int K, R, T;
-    const uint64_t *mod;  /* mod[j], j >= 1: the primes; mod[0] is 2^64 (unused) */
+    const uint64_t *mod;  /* mod[j], j >= 1: the primes */
+    uint64_t mod0;        /* residue 0's modulus: 0 for 2^64 (the wrapping addition), else a prime */
     int exact;            /* K = 1: residue 0 is the count itself; a carry is an overflow */
     List *pending;        /* [(src * (L + 1) + c) * T + dst]: records sent to level c, partition dst, by
                              thread src (each thread's lists together: no line shared between two writers) */
@@ -158,7 +159,11 @@ static inline void LV(copy_rec)(const LV(Run) *r, uint64_t *d, const uint64_t *s
 static inline int LV(add_count)(const LV(Run) *r, uint64_t *a, const uint64_t *b) {
     uint64_t before = a[0];
     a[0] += b[0];
-    if (r->exact && a[0] < before) return 0;
+    if (r->mod0) { /* residue 0 modulo a prime (a group of moduli without 2^64) */
+        if (a[0] >= r->mod0) a[0] -= r->mod0;
+    } else if (r->exact && a[0] < before) {
+        return 0;
+    }
     for (int j = 1; j < NK; j++) {
         uint64_t s = a[j] + b[j], p = r->mod[j];
         a[j] = s >= p ? s - p : s;
@@ -531,6 +536,7 @@ static void LV(count)(const Plan *pl, Count *o) {
     r.R = KW + o->K;
     r.T = o->threads;
     r.mod = o->mod;
+    r.mod0 = o->mod[0];
     r.exact = o->exact;
     for (int i = 0; i < KW; i++) {
         int lo = 64 * i, hi = lo + 64;

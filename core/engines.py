@@ -29,7 +29,7 @@ from .distinct import DistinctSolver
 from .errors import ProblemError
 from .exact_cover import ExactCover
 from .frontier import AUTO_MAX_BAND, AUTO_TRIAL_NODES, band, has_piece_items, refusal
-from .level_measure import default_memory, human_bytes, human_seconds, measure, plan_for
+from .level_measure import MEMORY_MARGIN, default_memory, human_bytes, human_seconds, measure, plan_for
 from .level_projection import Projection
 from .level_shares import LevelShares
 from .bitboard import BitboardSolver
@@ -352,7 +352,7 @@ def choose_method(problem: Searchable, options: SolverOptions, *, whole_count: b
     """
     engine = engine_for(problem, options)
     if (options.method is Method.LEVELS and whole_count and engine.name == "kernel" and not options.distinct
-            and options.level_plan is None and not has_piece_items(_cover_of(problem))):
+            and not has_piece_items(_cover_of(problem))):
         # asked for levels, on a cover whose orbits do not pay: the whole count, in shares
         chosen = _whole_levels(problem, options, _cover_of(problem), None, workers=workers, cluster=cluster,
                                hosts=hosts, memory=default_memory() if memory is None else memory)
@@ -643,21 +643,25 @@ def _whole_levels(problem: Searchable, options: SolverOptions, ec: ExactCover, t
     if trial is not None:
         done = float(trial.weight_done)
         search_seconds = trial.stats.seconds / done if done > 0 else math.inf
-        search_words = (f"the search's trial finished {done:.2%} of the tree in {trial.stats.seconds:.2g} s "
-                        f"(about {human_seconds(search_seconds)} in all)")
+        in_all = (f"about {human_seconds(search_seconds)} in all" if math.isfinite(search_seconds)
+                  else "no end in sight")
+        search_words = f"the search's trial finished {done:.2%} of the tree in {trial.stats.seconds:.2g} s ({in_all})"
     else:
-        search_seconds, search_words = math.inf, "asked for"
+        search_seconds, search_words = math.inf, "the search was not asked for (--by-levels)"
     threads = max(1, workers // max(1, hosts)) if cluster else max(1, workers)
     seconds = min(PROBE_MOST, max(PROBE_LEAST, PROBE_SHARE * search_seconds))
     hints = problem.search_hints()
     region = hints.board or hints.region
     measured = measure(ec, region, seconds, threads=threads, memory=memory)
     if measured.projection is None:
+        if search_seconds > HOPELESS_SECONDS:
+            raise ProblemError(f"{problem.name}: out of reach: counting by levels: {measured.refusal} (--memory), "
+                               f"and {search_words}")
         return f"{measured.refusal}; {search_words}"
     proj = measured.projection
     levels_options = replace(options, method=Method.LEVELS, symmetry=False)
     if measured.complete:
-        plan = LevelPlan(threads=threads)
+        plan = replace(options.level_plan or LevelPlan(), threads=threads)
         solver = LevelShares(ec, region, plan)
         probe = measured.probe
         assert probe is not None and probe.count is not None
@@ -673,14 +677,16 @@ def _whole_levels(problem: Searchable, options: SolverOptions, ec: ExactCover, t
                     f"{human_bytes(proj.peak_bytes)} at the peak, {proj.states:,.3g} states")
     if proj.seconds > search_seconds:
         return f"{levels_words}: more than the search ({search_words})"
-    plan = plan_for(measured, threads=threads, memory=memory, hosts=hosts if cluster else 1)
+    asked = options.level_plan  # (--level-shares: the groups and slices named)
+    plan = plan_for(measured, threads=threads, memory=memory, hosts=hosts, cluster=cluster) if asked is None else \
+        replace(asked, threads=max(1, threads // (1 if cluster else min(asked.groups * asked.slices, threads))),
+                memory=memory)
     if plan is None:
         if search_seconds > HOPELESS_SECONDS:
-            search = (f"about {human_seconds(search_seconds)}" if math.isfinite(search_seconds)
-                      else "longer than anyone can wait (its trial finished none of the tree)")
             raise ProblemError(f"{problem.name}: out of reach: counting by levels needs about "
-                               f"{proj.level_states:,.3g} states a level and {human_bytes(proj.bytes_high)} "
-                               f"(--memory allows {human_bytes(memory)}), and the search {search}")
+                               f"{proj.level_states:,.3g} states a level and {human_bytes(proj.peak_bytes)} at its "
+                               f"peak, {human_bytes(MEMORY_MARGIN * proj.peak_bytes)} with a margin (--memory allows "
+                               f"{human_bytes(memory)}), and {search_words}")
         return f"{levels_words}: past the {human_bytes(memory)} of memory allowed; {search_words}"
     solver = LevelShares(ec, region, plan)
     note = f"levels: {levels_words}, {solver.description}; {search_words}"

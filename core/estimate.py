@@ -20,6 +20,7 @@ import math
 import random
 import time
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Sequence
 
 from .search import SolveRequest, Solver
@@ -72,28 +73,50 @@ def refusal(solver: Solver) -> str | None:
     return ask() if callable(ask) else None
 
 
-def random_path(solver: Solver, rng: random.Random, path: Sequence[int] = ()) -> tuple[float, float]:
-    """One walk below ``path``: (estimated nodes, estimated solutions) of its subtree."""
+def random_path(solver: Solver, rng: random.Random, path: Sequence[int] = (),
+                deadline: float | None = None) -> tuple[int, int]:
+    """One walk below ``path``: (estimated nodes, estimated solutions) of its subtree, as
+    exact integers (a deep tree's products pass any float).  Raises
+    :class:`CannotEstimate` when the walk outlasts ``deadline`` (a ``time.perf_counter``
+    reading): each step replays the path from the root, so a tree thousands of levels deep
+    takes longer than an estimate may."""
     path = tuple(path)
-    nodes, product = 1.0, 1.0
+    nodes, product = 1, 1
     while True:
+        if deadline is not None and time.perf_counter() > deadline:
+            raise CannotEstimate(f"one random path did not reach a leaf in the time allowed ({len(path):,} levels "
+                                 "down): the tree is too deep to sample")
         children = solver.split(len(path) + 1, path)
         if len(children) == 1 and children[0].path == path:  # a leaf: solution or dead end
-            solutions = product if solver.count(path) else 0.0
+            solutions = product if solver.count(path) else 0
             return nodes, solutions
         product *= len(children)
         nodes += product
         path = rng.choice(children).path
 
 
-def _band(values: list[float], z: float = 1.96) -> Band:
+def _float(x: int | float) -> float:
+    """A number as a float, infinity past the floats' range."""
+    try:
+        return float(x)
+    except OverflowError:
+        return math.inf
+
+
+def _band(values: list[int], z: float = 1.96) -> Band:
+    """The mean of integer samples with a band of ``z`` standard errors, computed exactly
+    (the samples of a deep tree pass 10^308) and given as floats (infinity past them)."""
     n = len(values)
-    mean = sum(values) / n
+    total = sum(values)
+    mean = Fraction(total, n)
     if n < 2:
-        return Band(mean, mean, mean)
+        value = _float(mean)
+        return Band(value, value, value)
     var = sum((v - mean) ** 2 for v in values) / (n - 1)
-    half = z * math.sqrt(var / n)
-    return Band(mean, max(0.0, mean - half), mean + half)
+    half_squared = var * z * z / n
+    half = math.sqrt(half_squared) if _float(half_squared) < math.inf else _float(math.isqrt(int(half_squared)))
+    value = _float(mean)
+    return Band(value, max(0.0, value - half), value + half)
 
 
 def node_rate(solver: Solver, path: Sequence[int] = (), seconds: float = 0.5) -> float:
@@ -124,10 +147,12 @@ def estimate(
         raise CannotEstimate(why)
     rng = random.Random(seed)
     started = time.perf_counter()
-    node_samples: list[float] = []
-    solution_samples: list[float] = []
+    # a walk may overrun the time by half (one walk at least: no estimate without one)
+    deadline = None if max_seconds is None else started + 1.5 * max_seconds + 0.1
+    node_samples: list[int] = []
+    solution_samples: list[int] = []
     for _ in range(samples):
-        n, s = random_path(solver, rng, path)
+        n, s = random_path(solver, rng, path, deadline)
         node_samples.append(n)
         solution_samples.append(s)
         if max_seconds is not None and time.perf_counter() - started > max_seconds:
@@ -137,6 +162,6 @@ def estimate(
         raise CannotEstimate(f"the random paths put the tree at {nodes.value:,.0f} nodes (at most {nodes.high:,.0f}), "
                              f"but a search has already visited {searched:,}: the tree is too uneven for them")
     rate = rate if rate is not None else node_rate(solver, path)
-    seconds = Band(nodes.value / rate, nodes.low / rate, nodes.high / rate)
+    seconds = Band(nodes.value / rate, nodes.low / rate, nodes.high / rate)  # (inf / rate is inf)
     reached = sum(1 for s in solution_samples if s)
     return Estimate(len(node_samples), nodes, _band(solution_samples), seconds, rate, reached)

@@ -306,8 +306,8 @@ class LevelCounter:
         KW = plan.key_words
         L = self.n_front
         cut_level, slices, slice_ = (-1, 1, 0) if cut is None else cut
-        # passes of at most MAX_RESIDUES residues (a pass without 2^64 gets a slot for it, unused)
-        size = MAX_RESIDUES - 1
+        # passes of at most MAX_RESIDUES residues
+        size = MAX_RESIDUES
         groups = [list(moduli[i:i + size]) for i in range(0, len(moduli), size)] if moduli else [None]
         total = None
         residues: list[int] = []
@@ -316,9 +316,8 @@ class LevelCounter:
         for group in groups:
             if group is None:  # exact: one residue, modulo 2^64, its overflow a status
                 words = struct.pack("<Q", 0)
-            else:  # residue 0 is always modulo 2^64 in C (the slot's value is not read)
-                tail = group[1:] if group[0] == WORD else group
-                words = struct.pack(f"<{len(tail) + 1}Q", 0, *tail)
+            else:  # 2^64 (first, where it is one of them) is written 0
+                words = struct.pack(f"<{len(group)}Q", *(0 if m == WORD else m for m in group))
             out = _frontier.count(plan, level, _words(key, KW), words, group is None, max(1, int(threads)),
                                   cut_level, slices, slice_, int(min(max_bytes, (1 << 64) - 1)),
                                   int(min(max_transitions, (1 << 64) - 1)), -1.0 if seconds is None else float(seconds),
@@ -332,8 +331,6 @@ class LevelCounter:
             if name == "declined":
                 return None
             found = list(struct.unpack(f"<{len(packed) // 8}Q", packed))
-            if group is not None and group[0] != WORD:
-                found = found[1:]
             if group is None:
                 residues, done_moduli = found, [WORD]
             else:

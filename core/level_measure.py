@@ -21,6 +21,8 @@ from .solver_options import LevelPlan
 
 #: the share of the machine's memory a count may take when the caller names none
 MEMORY_SHARE = 0.6
+#: a count is planned to fit where this many times its projected peak fits
+MEMORY_MARGIN = 1.5
 
 
 def machine_memory() -> int:
@@ -78,25 +80,28 @@ def measure(ec: ExactCover, region: RegionRule | None, seconds: float, threads: 
                         threads)
 
 
-def plan_for(measured: LevelMeasure, *, threads: int, memory: int, hosts: int = 1) -> LevelPlan | None:
-    """How the count goes within ``memory`` bytes a share: on ``threads`` threads, one
-    share per host where the residues can be shared out (``hosts``), and the residues in
-    more groups where one share's records would not fit; None when even one residue a
-    share would not fit."""
+def plan_for(measured: LevelMeasure, *, threads: int, memory: int, hosts: int = 1,
+             cluster: bool = False) -> LevelPlan | None:
+    """How the count goes within ``memory`` bytes: on a local pool of ``threads`` workers,
+    one share on all of them as threads where it fits, else the residues in groups, the
+    shares that run at once sharing the workers and the memory; on a cluster, one share
+    per host at least (``hosts``; each host's memory its own), each on ``threads``
+    threads.  None when even one residue a share would not fit."""
     proj = measured.projection
     assert proj is not None
     counter = measured.counter
     moduli = len(counter.moduli())
-    words = counter.window().key_words if counter.window() is not None else 1  # type: ignore[union-attr]
-    groups = max(1, min(hosts, moduli))
-    need = proj.bytes_high
-    per_record = words + moduli
-    # a share of g groups holds records of words + moduli / g words
-    while groups <= moduli:
-        share_bytes = need * (words + math.ceil(moduli / groups)) / per_record
-        if share_bytes <= memory:
-            return LevelPlan(threads=threads, groups=groups)
-        groups += 1
+    window = counter.window()
+    words = window.key_words if window is not None else 1
+    # the projection with a margin, not its band's top: a band of 10 either way (a probe of
+    # one row) would refuse counts that fit; a share that passes its allowance after all
+    # stops cleanly (the C count declines) and says what it needed
+    need = MEMORY_MARGIN * proj.peak_bytes
+    for groups in range(max(1, min(hosts, moduli)) if cluster else 1, moduli + 1):
+        together = 1 if cluster else min(groups, threads)  # shares running at once on one machine
+        share_bytes = need * (words + math.ceil(moduli / groups)) / (words + moduli)
+        if share_bytes * together <= memory:
+            return LevelPlan(threads=max(1, threads // together), groups=groups, memory=memory // together)
     return None
 
 

@@ -31,9 +31,9 @@ import time
 from fractions import Fraction
 from typing import Sequence
 
-from .errors import PathError
+from .errors import PathError, ProblemError
 from .exact_cover import ExactCover
-from .frontier import LevelCounter
+from .level_measure import counter_for, default_memory, human_bytes
 from .pruning import RegionRule
 from .residues import WORD, contribution, product
 from .search import COUNT, SolveRequest, SolveResult, Solver, Stats, Subpath
@@ -48,7 +48,7 @@ class LevelShares(Solver):
         self.ec = ec
         self.region = region
         self.plan = plan
-        self.counter = LevelCounter(ec, region)
+        self.counter = counter_for(ec, region)
         self.moduli = self.counter.moduli()
         groups = max(1, min(plan.groups, len(self.moduli)))
         bounds = [len(self.moduli) * g // groups for g in range(groups + 1)]
@@ -123,14 +123,17 @@ class LevelShares(Solver):
         slice_, g = divmod(j, len(self.groups))
         group = self.groups[g]
         cut = (self.cut, self.slices, slice_) if self.slices > 1 else None
+        memory = self.plan.memory or default_memory()
         if len(self.groups) == 1:
-            done = self.counter.count(threads=self.plan.threads, cut=cut)
+            done = self.counter.count(threads=self.plan.threads, cut=cut, max_bytes=memory)
             count = None if done is None else done.count
         else:
-            done = self.counter.count_modulo((), group, threads=self.plan.threads, cut=cut, residues_only=True)
+            done = self.counter.count_modulo((), group, threads=self.plan.threads, cut=cut, residues_only=True,
+                                             max_bytes=memory)
             count = None if done is None else contribution(done.count, product(group), self.modulus)
         if done is None or count is None:
-            raise MemoryError(f"share {j} of the count by levels ran out of memory")
+            raise ProblemError(f"share {j} of the count by levels needs more than the {human_bytes(memory)} of memory "
+                               f"it may hold (--memory): give it more, or more machines to share it")
         stats = Stats(nodes=done.states, leaves=done.leaves, solutions=count, updates=done.updates,
                       seconds=time.perf_counter() - started, nodes_per_depth=[0, done.states], by_levels=1)
         return SolveResult((j,), weight, count, stats, [])

@@ -24,22 +24,25 @@ class Method(StrEnum):
 class LevelPlan:
     """How a whole count by levels is shared out (:class:`core.level_shares.LevelShares`):
     the threads of each share, the groups of its moduli, the slices of its states at the
-    cut level (None: the middle level)."""
+    cut level (None: the middle level), the memory a share may hold (None: a safe share of
+    its machine's)."""
 
     threads: int = 1
     groups: int = 1
     slices: int = 1
     cut: int | None = None
+    memory: int | None = None
 
     def to_json(self) -> dict:
-        return {"threads": self.threads, "groups": self.groups, "slices": self.slices, "cut": self.cut}
+        return {"threads": self.threads, "groups": self.groups, "slices": self.slices, "cut": self.cut,
+                "memory": self.memory}
 
     @classmethod
     def from_json(cls, data: dict | None) -> "LevelPlan | None":
         if not data:
             return None
         return cls(int(data.get("threads", 1)), int(data.get("groups", 1)), int(data.get("slices", 1)),
-                   data.get("cut"))
+                   data.get("cut"), data.get("memory"))
 
 
 @dataclass(frozen=True)

@@ -8,11 +8,12 @@ which the command receives as ``request``.
 from __future__ import annotations
 
 import functools
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Callable
 
 import click
 
-from core.solver_options import Method, SolverOptions
+from core.solver_options import LevelPlan, Method, SolverOptions
 
 from ..celery_config import ENV_BROKER_URL
 from ..env import ENV_DB_URL
@@ -84,7 +85,19 @@ _UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "m": 1 << 20, "mb": 1 << 2
           "t": 1 << 40, "tb": 1 << 40}
 
 
-def _memory(ctx: click.Context, param: click.Parameter, value: str | None) -> int | None:
+def _level_shares(ctx: click.Context, param: click.Parameter, value: str | None):
+    """``--level-shares 3x2``: groups of moduli x slices of a count by levels."""
+    if value is None:
+        return None
+    import re
+
+    m = re.fullmatch(r"\s*(\d+)\s*(?:x\s*(\d+))?\s*", value)
+    if m is None or int(m.group(1)) < 1 or (m.group(2) is not None and int(m.group(2)) < 1):
+        raise click.BadParameter(f"{value!r} is not GROUPS or GROUPSxSLICES, such as 3 or 2x4", ctx=ctx, param=param)
+    return int(m.group(1)), int(m.group(2) or 1)
+
+
+def memory_size(ctx: click.Context, param: click.Parameter, value: str | None) -> int | None:
     """``--memory 8G``: bytes, with an optional unit K, M, G or T (powers of 1024)."""
     if value is None:
         return None
@@ -133,9 +146,12 @@ _RUN_OPTIONS = [
                       "a mismatch fails the run"),
     click.option("--verify-seed", type=int, default=0, show_default=True, metavar="N",
                  help="which random sample --verify takes"),
-    click.option("--memory", callback=_memory, metavar="SIZE",
+    click.option("--memory", callback=memory_size, metavar="SIZE",
                  help="the memory a count by levels may hold at once, each share (512M, 8G, 1.5T; default 60% of "
                       "this machine's): past it the count is shared out in more parts, or refused"),
+    click.option("--level-shares", callback=_level_shares, metavar="GxS", hidden=True,
+                 help="a count by levels in G groups of its moduli x S slices of its states at the middle level "
+                      "(for tests and benchmarks; default: fitted to the memory and the machines)"),
     click.option("--no-estimate", is_flag=True, help="no tree-size estimate before the run"),
     db_option,
     json_option,
@@ -143,7 +159,7 @@ _RUN_OPTIONS = [
 ]
 _RUN_NAMES = ("name_or_file", "kind", "count_flag", "all_flag", "first", "distinct", "engine", "no_memo", "by_levels",
               "by_search", "by_bitboard", "no_symmetry", "split_depth", "subproblems", "budget", "node_budget", "lease", "verify", "verify_seed",
-              "no_estimate", "memory")
+              "no_estimate", "memory", "level_shares")
 
 
 def solver_options(engine: str | None, distinct: bool, no_memo: bool, by_levels: bool, by_search: bool,
@@ -166,9 +182,13 @@ def _request(v: dict[str, Any]) -> RunRequest:
     if v["split_depth"] is not None and v["subproblems"] is not None:
         raise click.UsageError("give --split-depth or --subproblems, not both")
     mode = Mode.ENUMERATE if v["all_flag"] else Mode.FIRST if v["first"] is not None else Mode.COUNT
+    solver = solver_options(v["engine"], v["distinct"], v["no_memo"], v["by_levels"], v["by_search"],
+                            v["by_bitboard"], v["no_symmetry"])
+    if v["level_shares"] is not None:
+        groups, slices = v["level_shares"]
+        solver = replace(solver, level_plan=LevelPlan(groups=groups, slices=slices))
     options = RunOptions(
-        solver=solver_options(v["engine"], v["distinct"], v["no_memo"], v["by_levels"], v["by_search"],
-                              v["by_bitboard"], v["no_symmetry"]),
+        solver=solver,
         budget=v["budget"], node_budget=v["node_budget"], lease=v["lease"], limit=v["first"],
         split_depth=v["split_depth"], subproblems=v["subproblems"], verify=v["verify"],
         verify_seed=v["verify_seed"] if v["verify"] else None, memory=v["memory"],

@@ -3,9 +3,6 @@
 test: Kasteleyn's product formula, A174248's generating function, published terms."""
 from __future__ import annotations
 
-import os
-import sys
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -17,8 +14,7 @@ from core.level_shares import LevelShares
 from core.reference import ReferenceSolver
 from core.solver_options import LevelPlan
 
-sys.path.insert(0, os.path.dirname(__file__))
-from known_tilings import A174249, A230031_ROWS, A233427_ROW_10, a174248, kasteleyn  # noqa: E402
+from known_tilings import A174249, A230031_ROWS, A233427_ROW_10, a174248, kasteleyn
 
 
 def by_levels(name: str, threads: int = 1) -> int:

@@ -114,6 +114,21 @@ def test_distributed_equals_single_process(cluster, name, distinct, args):
         assert show["subproblem_states"]["donated"] > 50  # frontier donated many times over
 
 
+@pytest.mark.parametrize("args", [[], ["--level-shares", "3x2"]])
+def test_a_count_by_levels_on_celery_workers(cluster, args):
+    """A tiling counted by levels as shares on the workers (one share on the worker's two
+    processes as threads, or three groups of moduli x two slices), past 2^128: the
+    ledger's sum, modulo the moduli where there are groups, is Kasteleyn's count."""
+    from known_tilings import kasteleyn
+
+    url, broker, queue, procs = cluster
+    run_id = submit(url, broker, queue, "dominoes-18x18", *args)
+    wait_done(url, run_id, procs)
+    show = check_run(url, run_id, "dominoes-18x18", expected=kasteleyn(18, 18))
+    assert show["options"]["method"] == "levels"
+    assert show["subproblems"] == (7 if args else 2)  # the root and its shares
+
+
 def test_enumeration_with_duplicate_deliveries(cluster):
     """Every task sent twice more: each solution is stored once."""
     from scheduler.runner import CeleryExecutor

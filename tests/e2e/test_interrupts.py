@@ -129,3 +129,35 @@ def test_ctrl_c_on_a_tree_thousands_of_levels_deep_ends_the_run_cleanly(tmp_path
     assert "interrupted: run 1 stopped; go on with `tilecensus resume 1`" in err, err
     assert _wait_for(lambda: not any(_running(pid) for pid in pool), 10)
     assert _status(db) == "interrupted"
+
+
+def test_ctrl_c_on_a_count_by_levels_and_resume(tmp_path):
+    """A count by levels in the local pool (the 22x22 domino board: one share on two
+    threads, about 14 s): Ctrl-C stops it within a second, no process left, the run
+    interrupted; ``resume`` counts the share again to Kasteleyn's number."""
+    from known_tilings import kasteleyn
+
+    db = f"sqlite:///{tmp_path / 'ledger.sqlite'}"
+    proc = subprocess.Popen([sys.executable, "-m", "scheduler", "solve", "dominoes-22x22", "--workers", "2",
+                             "--no-progress", "--db", db], cwd=ROOT, env=cli_env(),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        assert _wait_for(lambda: len(_children(proc.pid)) == 2, 60), "the pool did not start"
+        pool = _children(proc.pid)
+        time.sleep(3)  # the share is counting
+        assert proc.poll() is None, "the count ended before the signal"
+        signalled = time.monotonic()
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        took = time.monotonic() - signalled
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 130 and took < 1.5, (took, err)
+    assert "Traceback" not in err and "interrupted: run 1 stopped" in err, err
+    assert _wait_for(lambda: not any(_running(pid) for pid in pool), 10)
+    assert _status(db) == "interrupted"
+    resumed = run_cli("resume", "1", "--workers", "2", "--json", db_url=db, timeout=600, check=True)
+    summary = json.loads(resumed.stdout)
+    assert (summary["status"], summary["solutions"]) == ("done", kasteleyn(22, 22))

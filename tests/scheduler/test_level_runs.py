@@ -1,0 +1,82 @@
+"""Counts by levels as runs: chosen by measuring, counted at once or as shares in the
+local pool, in groups of moduli whose sum the ledger takes modulo their product, within
+``--memory`` or refused in one line; ``estimate`` on any board."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import core.engines as engines
+from core.solver_options import LevelPlan
+from scheduler.db import open_ledger
+from scheduler.ledger import get_run
+
+from known_tilings import a174248, kasteleyn
+
+
+def test_a_tiling_the_probe_counts_is_answered_at_once(tc):
+    data = json.loads(tc("solve", "dominoes-12x12", "--json", "--no-progress").stdout)
+    assert (data["status"], data["solutions"], data["subproblems"]) == ("done", kasteleyn(12, 12), 1)
+    show = json.loads(tc("show", str(data["run_id"]), "--json").stdout)
+    assert show["options"]["method"] == "levels" and show["options"]["level_plan"]["threads"] >= 1
+    assert "counted whole in its" in show["options"]["method_reason"]
+
+
+@pytest.fixture
+def tiny_probe(monkeypatch):
+    """The method choice's probe cut short (10 ms: a few rows of these boards), and nothing
+    counted at once: the count goes to the pool as shares."""
+    monkeypatch.setattr(engines, "PROBE_LEAST", 0.01)
+    monkeypatch.setattr(engines, "PROBE_MOST", 0.01)
+    monkeypatch.setattr(engines, "LEVELS_AT_ONCE", 0.0)
+
+
+def test_a_level_count_runs_as_a_share_in_the_pool(tc, tiny_probe):
+    data = json.loads(tc("solve", "dominoes-16x16", "--json", "--no-progress", "--workers", "2").stdout)
+    assert (data["status"], data["solutions"]) == ("done", kasteleyn(16, 16))
+    assert data["subproblems"] == 2  # the root, handing on its one share
+    show = json.loads(tc("show", str(data["run_id"]), "--json").stdout)
+    assert "projecting" in show["options"]["method_reason"] and show["options"]["lease"] >= 3600
+
+
+@pytest.mark.parametrize("groups, slices", [(3, 1), (2, 3)])
+def test_shares_in_groups_of_moduli_add_up_in_the_ledger(tc, tiny_probe, monkeypatch, sqlite_url, groups, slices):
+    monkeypatch.setattr(engines, "plan_for", lambda *a, **k: LevelPlan(threads=1, groups=groups, slices=slices))
+    data = json.loads(tc("solve", "dominoes-18x18", "--json", "--no-progress", "--workers", "2").stdout)
+    assert (data["status"], data["solutions"]) == ("done", kasteleyn(18, 18))  # past 2^128
+    assert data["subproblems"] == 1 + groups * slices
+    run = get_run(open_ledger(sqlite_url), data["run_id"])
+    assert run.modulus is not None and run.modulus > run.solutions
+
+
+def test_a_long_strip_past_thousands_of_digits(tc):
+    data = json.loads(tc("solve", "tetrominoes-4x600", "--json", "--no-progress").stdout)
+    assert data["solutions"] == a174248(601)[600] and len(str(data["solutions"])) > 300
+
+
+def test_memory_too_small_is_a_one_line_refusal_and_nothing_is_written(tc):
+    out = tc("solve", "dominoes-20x20", "--memory", "1K", "--no-progress", code=2).output
+    assert out.startswith("tilecensus: dominoes-20x20: out of reach:") and out.count("\n") == 1
+    assert "--memory" in out
+    assert json.loads(tc("runs", "--json").stdout) == []  # no run written
+
+
+def test_memory_sizes_are_read_with_units(tc):
+    for bad in ("abc", "0", "12Q", "-1G"):
+        out = tc("solve", "dominoes-4x4", "--memory", bad, code=2).output
+        assert "is not a size such as" in out and out.count("\n") == 1
+
+
+def test_estimate_of_a_tiling_by_levels_and_one_out_of_reach(tc):
+    data = json.loads(tc("estimate", "pentominoes-9x10", "--json", "--seconds", "0.5").stdout)
+    assert data["whole_count"] == "levels" and data["levels"]["seconds"] > 0
+    levels = data["levels"]
+    assert levels["seconds_low"] <= levels["seconds"] <= levels["seconds_high"]
+    assert levels["bytes_low"] <= levels["peak_bytes"] <= levels["bytes_high"]
+    counted = json.loads(tc("estimate", "tetrominoes-4x20", "--json").stdout)
+    assert counted["levels"]["exact"] and counted["solutions"] == a174248(21)[20]
+    far = json.loads(tc("estimate", "dominoes-100x100", "--json").stdout)
+    assert "out of reach" in far["out_of_reach"]
+    text = tc("estimate", "dominoes-100x100").stdout
+    assert text.count("\n") == 1 and "out of reach" in text
