@@ -98,6 +98,8 @@ enum { FR_DONE = 0, FR_STOPPED = 1, FR_OVERFLOW = 2, FR_DECLINED = 3, FR_NOTHREA
 #define MAX_SHIFTS 16
 /* states between two looks at the stop flags (a power of two) */
 #define STOP_EVERY 4096u
+/* the records of a level from which its threads are worth their barriers (see thread_main) */
+#define THREADS_FROM 32768u
 
 /* A growable array of records (KW + K words each). */
 typedef struct {
@@ -178,10 +180,10 @@ static inline int mem_take(Count *o, size_t n) {
 
 static inline void mem_give(Count *o, size_t n) { __atomic_sub_fetch(&o->bytes, n, __ATOMIC_RELAXED); }
 
-/* Within a level, every STOP_EVERY states: should this thread stop?  Thread 0 (the
- * caller's thread) hears signals, and ends a probe that outruns its hard deadline. */
-static inline int poll_stop(Count *o, int p) {
-    if (p == 0) {
+/* Within a level, every STOP_EVERY states: should this thread stop?  The caller's thread
+ * (``other`` 0) hears signals, and ends a probe that outruns its hard deadline. */
+static inline int poll_stop(Count *o, int other) {
+    if (!other) {
         if (o->interrupt && interrupt_check(o->interrupt)) {
             o->interrupted = 1;
             o->abort = 1;

@@ -29,7 +29,7 @@ from .distinct import DistinctSolver
 from .errors import ProblemError
 from .exact_cover import ExactCover
 from .frontier import AUTO_MAX_BAND, AUTO_TRIAL_NODES, band, has_piece_items, refusal
-from .level_measure import MEMORY_MARGIN, default_memory, human_bytes, human_seconds, measure, plan_for
+from .level_measure import MEMORY_MARGIN, LevelMeasure, default_memory, human_bytes, human_seconds, measure, plan_for
 from .level_projection import Projection
 from .level_shares import LevelShares
 from .bitboard import BitboardSolver
@@ -371,7 +371,7 @@ def choose_method(problem: Searchable, options: SolverOptions, *, whole_count: b
                                       "has a choice of method", solver_for(problem, searched))
     ec = _cover_of(problem)
     solver = solver_for(problem, searched)
-    why_not = refusal(ec)
+    why_not = refusal(ec, width=False)  # (the width of its states: once levels are measured)
     unit_path, searcher = _first_unit(solver)
     quick = _quick_trial(searcher)
     nodes = trial_nodes(ec)
@@ -382,12 +382,26 @@ def choose_method(problem: Searchable, options: SolverOptions, *, whole_count: b
         trial = _whole_trial(solver, unit_path, quick, nodes)
         if trial.complete:
             return MethodChoice(searched, f"search: {why_not} (under {QUICK_UNIT_SECONDS} s)", solver, trial)
-    units = why_not is None and has_piece_items(ec) and band(ec) <= AUTO_MAX_BAND
+    units = why_not is None and band(ec) <= AUTO_MAX_BAND and has_piece_items(ec)
+    if units or (why_not is None and not has_piece_items(ec)):
+        why_not = refusal(ec)
+    first_probe: LevelMeasure | None = None
     if units:
         by_levels = _levels_or_search(problem, options, solver, unit_path, searcher, quick, side_by_side)
         if by_levels is not None:
             return by_levels
         why_not = "the level count of its first unit gave up"
+    elif why_not is None and trial is None and not has_piece_items(ec):
+        # a tiling: a short probe first, as a count it finishes needs no trial of the search
+        # (the 8x8 domino board: 0.3 ms by levels, where the search's trial took 3 ms); a
+        # packing's search is often quicker still (the 8x8 board less its centre: 30 ms),
+        # its trial comes first
+        threads = max(1, workers // max(1, hosts)) if cluster else max(1, workers)
+        hints = problem.search_hints()
+        first_probe = measure(ec, hints.board or hints.region, PROBE_LEAST, threads=threads,
+                              memory=default_memory() if memory is None else memory)
+        if first_probe.complete:
+            return _counted_in_probe(options, ec, hints.board or hints.region, first_probe, "")
     if trial is None:
         trial = _whole_trial(solver, unit_path, quick, nodes)
     if trial.complete:  # measuring another method would cost more than it could save
@@ -399,8 +413,10 @@ def choose_method(problem: Searchable, options: SolverOptions, *, whole_count: b
             return MethodChoice(searched, f"search: its trial finished {float(trial.weight_done):.0%} of the tree, "
                                           f"the rest within {SMALL_TRIALS - 1} trials' nodes more", solver, whole)
     if why_not is None:
+        why_not = refusal(ec)
+    if why_not is None:
         by_levels = _whole_levels(problem, options, ec, trial, workers=workers, cluster=cluster, hosts=hosts,
-                                  memory=default_memory() if memory is None else memory)
+                                  memory=default_memory() if memory is None else memory, first_probe=first_probe)
         if isinstance(by_levels, MethodChoice):
             return by_levels
         why_not = by_levels
@@ -634,7 +650,8 @@ HOPELESS_SECONDS = 86400.0
 
 
 def _whole_levels(problem: Searchable, options: SolverOptions, ec: ExactCover, trial: SolveResult | None, *,
-                  workers: int, cluster: bool, hosts: int, memory: int) -> MethodChoice | str:
+                  workers: int, cluster: bool, hosts: int, memory: int,
+                  first_probe: LevelMeasure | None = None) -> MethodChoice | str:
     """The whole count by levels where its probe's projection beats the search's trial
     (step 4 of :func:`choose_method`; ``trial`` None: levels asked for, no comparison);
     else why not, in words.  On a local pool the count runs on the pool's ``workers`` as
@@ -652,7 +669,14 @@ def _whole_levels(problem: Searchable, options: SolverOptions, ec: ExactCover, t
     seconds = min(PROBE_MOST, max(PROBE_LEAST, PROBE_SHARE * search_seconds))
     hints = problem.search_hints()
     region = hints.board or hints.region
-    measured = measure(ec, region, seconds, threads=threads, memory=memory)
+    if first_probe is None and seconds > PROBE_LEAST:  # a short probe first, a longer one if it is not decisive
+        first_probe = measure(ec, region, PROBE_LEAST, threads=threads, memory=memory)
+    early = first_probe.projection if first_probe is not None else None
+    if first_probe is not None and (early is None or early.seconds_high < search_seconds / LEVELS_CLEAR or
+                                    early.seconds_low > LEVELS_CLEAR * search_seconds or seconds <= PROBE_LEAST):
+        measured = first_probe  # the short probe decides: no longer one (the pentacube box: 0.3 s saved)
+    else:
+        measured = measure(ec, region, seconds, threads=threads, memory=memory)
     if measured.projection is None:
         if search_seconds > HOPELESS_SECONDS:
             raise ProblemError(f"{problem.name}: out of reach: counting by levels: {measured.refusal} (--memory), "
@@ -661,17 +685,7 @@ def _whole_levels(problem: Searchable, options: SolverOptions, ec: ExactCover, t
     proj = measured.projection
     levels_options = replace(options, method=Method.LEVELS, symmetry=False)
     if measured.complete:
-        plan = replace(options.level_plan or LevelPlan(), threads=threads)
-        solver = LevelShares(ec, region, plan)
-        probe = measured.probe
-        assert probe is not None and probe.count is not None
-        result = SolveResult((), Fraction(1), probe.count,
-                             Stats(nodes=probe.states, leaves=probe.leaves, solutions=probe.count,
-                                   updates=probe.updates, seconds=probe.seconds, nodes_per_depth=[],
-                                   by_levels=1), [])
-        return MethodChoice(replace(levels_options, level_plan=plan),
-                            f"levels: counted whole in its {probe.seconds:.2g} s probe ({probe.states:,} states); "
-                            f"{search_words}", solver, result, projection=proj)
+        return _counted_in_probe(options, ec, region, measured, f"; {search_words}")
     levels_words = (f"a probe of {proj.basis}, projecting {human_seconds(proj.seconds)} "
                     f"({human_seconds(proj.seconds_low)} to {human_seconds(proj.seconds_high)}) and "
                     f"{human_bytes(proj.peak_bytes)} at the peak, {proj.states:,.3g} states")
@@ -694,6 +708,21 @@ def _whole_levels(problem: Searchable, options: SolverOptions, ec: ExactCover, t
     if proj.seconds_high <= LEVELS_AT_ONCE and not cluster:
         return MethodChoice(chosen, note, solver, solver.solve(), projection=proj)
     return MethodChoice(chosen, note, solver, projection=proj)
+
+
+def _counted_in_probe(options: SolverOptions, ec: ExactCover, region: RegionRule | None, measured: LevelMeasure,
+                      note: str) -> MethodChoice:
+    """Levels, where a probe counted everything: the answer, as the planner takes a trial
+    that finished."""
+    probe, proj = measured.probe, measured.projection
+    assert probe is not None and probe.count is not None and proj is not None
+    plan = replace(options.level_plan or LevelPlan(), threads=measured.threads)
+    result = SolveResult((), Fraction(1), probe.count,
+                         Stats(nodes=probe.states, leaves=probe.leaves, solutions=probe.count, updates=probe.updates,
+                               seconds=probe.seconds, nodes_per_depth=[], by_levels=1), [])
+    return MethodChoice(replace(options, method=Method.LEVELS, symmetry=False, level_plan=plan),
+                        f"levels: counted whole in its {probe.seconds:.2g} s probe ({probe.states:,} states){note}",
+                        LevelShares(ec, region, plan), result, projection=proj)
 
 
 def _levels_or_search(problem: Searchable, options: SolverOptions, search: Solver, unit_path: tuple[int, ...],

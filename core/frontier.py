@@ -44,6 +44,7 @@ from __future__ import annotations
 import os
 import struct
 from array import array
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from typing import Sequence
 
@@ -143,16 +144,12 @@ class LevelCounter:
         if why is not None:
             raise ValueError(why)
         self.ec = ec
-        rows = []
-        for option in ec.options:
-            places = sorted(i for i, _ in option)
-            if places[0] < ec.n_primary:
-                rows.append(places)
-        self._rows = rows
+        self._rows = rows = led_options(ec)
         self.n_front = max(places[0] for places in rows) + 1 if rows else 1
         self.n_tail = ec.n_items - self.n_front
         #: the widest reach of an option's front items past its lead (the band, at least 1)
-        self.reach = max([1] + [max(i for i in places if i < self.n_front) - places[0] for places in rows])
+        n_front = self.n_front
+        self.reach = max([1] + [places[bisect_left(places, n_front) - 1] - places[0] for places in rows])
         #: the proven bound on the count below a state (core.residues)
         self.bound = CountBound(self._primary_sizes())
         self._walls = self._wall_data(region) if walls else None
@@ -163,20 +160,22 @@ class LevelCounter:
     def _primary_sizes(self):
         by_lead: dict[int, list[int]] = {}
         n_primary = self.ec.n_primary
-        for places in self._rows:
-            by_lead.setdefault(places[0], []).append(sum(1 for i in places if i < n_primary))
+        for places in self._rows:  # (sorted: the primary items come first)
+            by_lead.setdefault(places[0], []).append(bisect_left(places, n_primary))
         return by_lead.values()
 
     # -- the plan: options in window terms -------------------------------------------
     def window(self, F: int | None = None) -> Window | None:
         """The window of a count (``F``: wider than the options' reach, for a start that
-        reaches further); None when its keys would pass :data:`MAX_KEY_BITS`."""
-        F = max(self.reach, F or 0)
-        bits = F + self.n_tail + (1 if self._walls else 0)
-        words = key_words_for(bits)
+        reaches further); None when its keys would pass :data:`MAX_KEY_BITS`.  The window
+        is as wide as its key words allow: one plan then serves every start that fits them
+        (the units of a count by orbits start with a piece placed anywhere)."""
+        extra = self.n_tail + (1 if self._walls else 0)
+        words = key_words_for(max(self.reach, F or 0) + extra)
         if words is None:
             return None
-        return Window(self.n_front, self.n_tail, F, max(words, self.least_words))
+        words = max(words, self.least_words)
+        return Window(self.n_front, self.n_tail, 64 * words - extra, words)
 
     def plan(self, F: int | None = None):
         """The C plan for a window at least ``F`` wide (built once per width)."""
@@ -258,16 +257,18 @@ class LevelCounter:
         return self._walls is not None
 
     # -- counting ------------------------------------------------------------------
-    def start(self, covered: Sequence[int]) -> tuple[int, int, int]:
+    def start(self, covered: Sequence[int]) -> tuple[int, int, object]:
         """A start (the items ``covered``) in window terms: its level (the lowest
-        uncovered front item), its key (covered front items above it, covered tail
-        items) and the window it needs (the furthest covered front item past the level)."""
+        uncovered front item), its key (covered front items above it, covered tail items,
+        laid out in its plan's window) and that plan (wide enough for the furthest covered
+        front item past the level)."""
         covered = set(covered)
         level = next((i for i in range(self.n_front) if i not in covered), self.n_front)
         above = [i - level - 1 for i in covered if level < i < self.n_front]
-        F = max([self.reach] + [b + 1 for b in above])
+        plan = self.plan(max([self.reach] + [b + 1 for b in above]))
+        F = self.window(max([self.reach] + [b + 1 for b in above])).F  # type: ignore[union-attr]
         key = sum(1 << b for b in above) | sum(1 << (F + i - self.n_front) for i in covered if i >= self.n_front)
-        return level, key, F
+        return level, key, plan
 
     def moduli(self, covered: Sequence[int] = ()) -> list[int]:
         """The moduli whose product passes the proven bound below the start ``covered``."""
@@ -301,8 +302,7 @@ class LevelCounter:
         :data:`MAX_RESIDUES` residues; ``residues_only``: the count is left as that
         number below the product (else, and where the moduli pass the bound, it is the
         count)."""
-        level, key, F = self.start(covered)
-        plan = self.plan(F)
+        level, key, plan = self.start(covered)
         KW = plan.key_words
         L = self.n_front
         cut_level, slices, slice_ = (-1, 1, 0) if cut is None else cut
@@ -435,11 +435,20 @@ def _band(ec: ExactCover) -> int:
     return widest
 
 
+def led_options(ec: ExactCover) -> list[list[int]]:
+    """The items of each option that has a primary item (its lead, the lowest), sorted:
+    what the level count reads of a cover (kept with the cover)."""
+    found = ec.derived.get("led options")
+    if found is None:
+        rows = [sorted(i for i, _ in option) for option in ec.options if option]
+        found = ec.derived["led options"] = [places for places in rows if places[0] < ec.n_primary]
+    return found
+
+
 def state_bits(ec: ExactCover) -> int:
     """The bits of a state's key for this cover: the options' reach past their lead
     (the items up to the last lead, the front) plus the items after it (the tail)."""
-    rows = [sorted(i for i, _ in option) for option in ec.options if option]
-    rows = [places for places in rows if places[0] < ec.n_primary]
+    rows = led_options(ec)
     if not rows:
         return 1
     n_front = max(places[0] for places in rows) + 1
@@ -447,13 +456,23 @@ def state_bits(ec: ExactCover) -> int:
     return reach + ec.n_items - n_front
 
 
-def refusal(ec: ExactCover) -> str | None:
-    """Why this cover cannot be counted by levels, or None when it can."""
+def refusal(ec: ExactCover, width: bool = True) -> str | None:
+    """Why this cover cannot be counted by levels, or None when it can (kept with the
+    cover); ``width=False`` leaves out the width of its states, which takes a pass over
+    every option (the method choice asks it last)."""
     what = "counting by levels needs a plain exact cover"
     if ec.n_primary == 0:
         return f"{what} with a primary item"
     if ec.bounds is not None and any(b != (1, 1) for b in ec.bounds) or ec.colored:
         return f"{what} (no colors or multiplicities); this one has some"
+    if not width:
+        return None
+    if "level refusal" not in ec.derived:
+        ec.derived["level refusal"] = _width_refusal(ec)
+    return ec.derived["level refusal"]
+
+
+def _width_refusal(ec: ExactCover) -> str | None:
     bits = state_bits(ec)
     if bits + 1 > MAX_KEY_BITS:
         return (f"counting by levels keeps a state in at most {MAX_KEY_BITS} bits (its window of items past the lowest "
@@ -501,8 +520,7 @@ def has_piece_items(ec: ExactCover) -> bool:
 
 
 def _has_piece_items(ec: ExactCover) -> bool:
-    rows = [sorted(i for i, _ in option) for option in ec.options if option]
-    rows = [places for places in rows if places[0] < ec.n_primary]
+    rows = led_options(ec)
     if not rows:
         return False
     last_lead = max(places[0] for places in rows)

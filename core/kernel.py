@@ -13,7 +13,8 @@ from typing import Iterator, Sequence
 from . import _kernel
 from .build_progress import report
 from .exact_cover import ExactCover
-from .frontier import AUTO_TRIAL_NODES, LevelCount, LevelCounter, refusal, worth_trying
+from .frontier import AUTO_TRIAL_NODES, LevelCount, refusal, worth_trying
+from .level_measure import counter_for
 from .pruning import RegionRule
 from .search import COUNT, SolveRequest, SolveResult, Solver, Stats, result_of, weight_of
 
@@ -231,7 +232,7 @@ class KernelSolver(Solver):
         choosing a method is not done twice."""
         shared = self._shared
         if shared["counter"] is None:
-            shared["counter"] = LevelCounter(self.ec, self.board or self.region)
+            shared["counter"] = counter_for(self.ec, self.board or self.region)
         covered = frozenset(i for k in self.given + tuple(path) for i, _ in self.ec.options[k])
         done = shared["counts"].get(covered)
         if done is None:
