@@ -385,6 +385,7 @@ def choose_method(problem: Searchable, options: SolverOptions, *, whole_count: b
     units = why_not is None and band(ec) <= AUTO_MAX_BAND and has_piece_items(ec)
     if units or (why_not is None and not has_piece_items(ec)):
         why_not = refusal(ec)
+        units = units and why_not is None
     first_probe: LevelMeasure | None = None
     if units:
         by_levels = _levels_or_search(problem, options, solver, unit_path, searcher, quick, side_by_side)
