@@ -333,36 +333,92 @@ static int span_of(Py_buffer *view, Py_ssize_t size, const char *what) {
     return 0;
 }
 
+/* An option in window terms, while a plan is built: its lead, its far bit, its index. */
+typedef struct {
+    int32_t lead, far_bit, k;
+} Entry;
+
+static int entry_order(const void *a, const void *b) {
+    const Entry *x = a, *y = b;
+    if (x->lead != y->lead) return x->lead < y->lead ? -1 : 1;
+    if (x->far_bit != y->far_bit) return x->far_bit < y->far_bit ? -1 : 1;
+    return (x->k > y->k) - (x->k < y->k);
+}
+
 /*
- * Plan(n_levels, n_tail, F, key_words, leads, far_bits, rest, tail_need, walls)
+ * Plan(n_levels, n_tail, F, key_words, n_primary, option_start, option_items, walls)
  *
- * leads, far_bits: int32 per option (its lead, the key bit of its highest item or -1
- * when that is the lead), options in (lead, far bit) order; rest: key_words uint64 per
- * option (its other items as key bits); tail_need: key_words uint64 (the primary tail
- * items); walls: None or (shifts, neighbour masks: uint16 per front item, cells: uint8
- * per front item, smallest piece).
+ * The options as flat item lists (option_start: int32 per option and one past the last;
+ * option_items: int32 item ids), put in window terms here: an option's lead is its lowest
+ * item (options without a primary item are left out), its other items are key bits (item
+ * - lead - 1 below n_levels, F + item - n_levels past it), its far bit the highest;
+ * grouped by (lead, far bit).  walls: None or (shifts, neighbour masks: uint16 per front
+ * item, cells: uint8 per front item, smallest piece).
  */
 static int plan_init(Plan *pl, PyObject *args, PyObject *kwds) {
     (void)kwds;
-    int L, t, F, KW;
-    Py_buffer leads = {0}, fars = {0}, rest = {0}, need = {0};
+    int L, t, F, KW, n_primary;
+    Py_buffer starts = {0}, items = {0};
     PyObject *walls;
-    if (!PyArg_ParseTuple(args, "iiiiy*y*y*y*O", &L, &t, &F, &KW, &leads, &fars, &rest, &need, &walls)) return -1;
+    if (!PyArg_ParseTuple(args, "iiiiiy*y*O", &L, &t, &F, &KW, &n_primary, &starts, &items, &walls)) return -1;
     int ok = -1;
     Py_buffer nb = {0}, cells = {0};
-    if (L < 1 || t < 0 || F < 1 || (KW != 1 && KW != 2 && KW != 4 && KW != 8 && KW != 16) || F + t > 64 * KW) {
+    Entry *entries = NULL;
+    uint64_t *masks = NULL;
+    if (L < 1 || t < 0 || F < 1 || (KW != 1 && KW != 2 && KW != 4 && KW != 8 && KW != 16) || F + t > 64 * KW ||
+        n_primary < 1 || n_primary > L + t) {
         PyErr_SetString(PyExc_ValueError, "frontier plan: 1.. levels, a window of 1.. bits, key words 1, 2, 4, 8 or 16 "
-                                          "holding the window and the tail");
+                                          "holding the window and the tail, 1.. primary items");
         goto out;
     }
-    Py_ssize_t n = leads.len / 4;
-    if (leads.len % 4 || span_of(&fars, 4 * n, "far_bits") || span_of(&rest, 8 * n * KW, "rest") ||
-        span_of(&need, 8 * KW, "tail_need"))
-        goto out;
-    if (n > INT32_MAX - 1) {
-        PyErr_SetString(PyExc_ValueError, "frontier plan: too many options");
+    Py_ssize_t n_all = starts.len / 4 - 1;
+    const int32_t *start = starts.buf, *item = items.buf;
+    if (starts.len % 4 || n_all < 0 || items.len % 4 || start[0] != 0 || start[n_all] != items.len / 4 ||
+        n_all > INT32_MAX - 1) {
+        PyErr_SetString(PyExc_ValueError, "frontier plan: option_start holds each option's first item and one past "
+                                          "the last");
         goto out;
     }
+    entries = malloc(sizeof(Entry) * ((size_t)n_all + 1));
+    masks = calloc((size_t)n_all * KW + 1, sizeof(uint64_t));
+    if (!entries || !masks) {
+        PyErr_NoMemory();
+        goto out;
+    }
+    Py_ssize_t n = 0;
+    for (Py_ssize_t k = 0; k < n_all; k++) {
+        int32_t lo = start[k], hi = start[k + 1];
+        if (hi < lo || lo < 0) {
+            PyErr_Format(PyExc_ValueError, "frontier plan: option %zd's items run backwards", k);
+            goto out;
+        }
+        int32_t lead = INT32_MAX;
+        for (int32_t j = lo; j < hi; j++) lead = item[j] < lead ? item[j] : lead;
+        if (lo == hi || lead >= n_primary) continue; /* no primary item: never chosen */
+        if (lead < 0 || lead >= L) {
+            PyErr_Format(PyExc_ValueError, "frontier plan: option %zd's lead is not a level", k);
+            goto out;
+        }
+        uint64_t *m = masks + (size_t)n * KW;
+        int32_t far = -1;
+        for (int32_t j = lo; j < hi; j++) {
+            int32_t i = item[j];
+            if (i == lead) continue;
+            int32_t b = i < L ? i - lead - 1 : F + i - L;
+            if (i >= L + t || (i < L && b >= F) || bit_of(m, b)) {
+                PyErr_Format(PyExc_ValueError, "frontier plan: option %zd reaches past the window, or names an item "
+                                               "twice or one that does not exist", k);
+                goto out;
+            }
+            set_bit(m, b);
+            far = b > far ? b : far;
+        }
+        entries[n].lead = lead;
+        entries[n].far_bit = far;
+        entries[n].k = (int32_t)n;
+        n++;
+    }
+    qsort(entries, (size_t)n, sizeof(Entry), entry_order);
     pl->n_levels = L;
     pl->n_tail = t;
     pl->F = F;
@@ -380,28 +436,13 @@ static int plan_init(Plan *pl, PyObject *args, PyObject *kwds) {
         PyErr_NoMemory();
         goto out;
     }
-    memcpy(pl->rest, rest.buf, (size_t)rest.len);
-    memcpy(pl->tail_need, need.buf, (size_t)need.len);
-    const int32_t *lead = leads.buf, *far = fars.buf;
+    for (int i = L; i < n_primary; i++) set_bit(pl->tail_need, F + i - L);
     int32_t prev_lead = -1, prev_far = -2;
-    for (Py_ssize_t k = 0; k < n; k++) {
-        int32_t c = lead[k], b = far[k];
-        const uint64_t *m = pl->rest + (size_t)k * KW;
-        int bad = c < 0 || c >= L || b < -1 || b >= F + t || c < prev_lead || (c == prev_lead && b < prev_far);
-        if (!bad && b >= 0) bad = !bit_of(m, b);
-        for (int i = 0; i < KW && !bad; i++) { /* no bit past the far bit, none past the key */
-            int lo = 64 * i;
-            int top = b + 1; /* bits at or above top must be clear */
-            uint64_t allowed = top >= lo + 64 ? ~0ull : top <= lo ? 0 : (1ull << (top - lo)) - 1;
-            bad = (m[i] & ~allowed) != 0;
-        }
-        if (bad) {
-            PyErr_Format(PyExc_ValueError, "frontier plan: option %zd is not in lead / far order or its bits do not "
-                                           "match its far bit", k);
-            goto out;
-        }
+    for (Py_ssize_t e = 0; e < n; e++) {
+        int32_t c = entries[e].lead, b = entries[e].far_bit;
+        memcpy(pl->rest + (size_t)e * KW, masks + (size_t)entries[e].k * KW, sizeof(uint64_t) * (size_t)KW);
         if (c != prev_lead || b != prev_far) {
-            pl->group_start[pl->n_groups] = (int32_t)k;
+            pl->group_start[pl->n_groups] = (int32_t)e;
             pl->group_far_bit[pl->n_groups] = b;
             for (int32_t x = prev_lead + 1; x <= c; x++) pl->lead_start[x] = pl->n_groups;
             pl->n_groups++;
@@ -466,10 +507,10 @@ static int plan_init(Plan *pl, PyObject *args, PyObject *kwds) {
     }
     ok = 0;
 out:
-    PyBuffer_Release(&leads);
-    PyBuffer_Release(&fars);
-    PyBuffer_Release(&rest);
-    PyBuffer_Release(&need);
+    free(entries);
+    free(masks);
+    PyBuffer_Release(&starts);
+    PyBuffer_Release(&items);
     if (nb.obj) PyBuffer_Release(&nb);
     if (cells.obj) PyBuffer_Release(&cells);
     return ok;

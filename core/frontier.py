@@ -154,6 +154,7 @@ class LevelCounter:
         self.bound = CountBound(self._primary_sizes())
         self._walls = self._wall_data(region) if walls else None
         self._plans: dict[int, object] = {}
+        self._flat_options: tuple[bytes, bytes] | None = None
         #: keys of at least this many words (tests: every width must count alike)
         self.least_words = key_words or 1
 
@@ -189,24 +190,24 @@ class LevelCounter:
         return found
 
     def _build(self, win: Window):
-        n_front, F, KW = win.n_front, win.F, win.key_words
-        entries = []
-        for places in self._rows:
-            lead = places[0]
-            bits = [i - lead - 1 if i < n_front else F + i - n_front for i in places[1:]]
-            entries.append((lead, bits[-1] if bits else -1, sum(1 << b for b in bits)))
-        entries.sort(key=lambda e: (e[0], e[1]))
-        leads = array("i", (e[0] for e in entries))
-        fars = array("i", (e[1] for e in entries))
-        rest = b"".join(_words(e[2], KW) for e in entries)
-        need = sum(1 << (F + i - n_front) for i in range(n_front, self.ec.n_primary))
+        """The C plan: the options as flat item lists, put in window terms in C."""
+        starts, items = self._flat()
         walls = None
         if self._walls is not None:
             shifts, masks, cells, smallest = self._walls
-            if all(abs(d) < 64 * KW for d in shifts):
+            if all(abs(d) < 64 * win.key_words for d in shifts):
                 walls = (list(shifts), masks.tobytes(), bytes(cells), smallest)
-        return _frontier.Plan(n_front, win.n_tail, F, KW, leads.tobytes(), fars.tobytes(), rest,
-                              _words(need, KW), walls)
+        return _frontier.Plan(win.n_front, win.n_tail, win.F, win.key_words, self.ec.n_primary, starts, items, walls)
+
+    def _flat(self) -> tuple[bytes, bytes]:
+        """The options' items, flat (int32), and where each option starts (built once)."""
+        if self._flat_options is None:
+            starts, items = array("i", [0]), array("i")
+            for places in self._rows:
+                items.extend(places)
+                starts.append(len(items))
+            self._flat_options = (starts.tobytes(), items.tobytes())
+        return self._flat_options
 
     def _wall_data(self, region: RegionRule | None):
         """Walls (see core/_frontier.c, WALLS): from the board when the model gives one

@@ -206,7 +206,8 @@ def test_an_option_spanning_more_than_64_items_needs_wider_keys():
 )
 def test_walled_in_cells_prune_no_solution(rows, cols, blocked, which, once, data):
     """The board geometry drops moves that wall cells in; the count stays the search's,
-    on boards with holes, with pieces in unlimited supply or used once each, below nodes.
+    on boards with holes, with pieces in unlimited supply or used once each, below nodes,
+    in exact words and in residues.
     (The truth is the C search, itself checked against the reference above: a 4x5 board
     of dominoes and trominoes has too many tilings for the pure-Python reference.)"""
     shapes = [[DOMINO, L_TROMINO, I_TROMINO][k] for k in which]
@@ -218,6 +219,9 @@ def test_walled_in_cells_prune_no_solution(rows, cols, blocked, which, once, dat
     for words in (1, 2, 4):
         geometry = LevelCounter(ec, board, key_words=words)
         assert geometry.count().count == expected
+        # the residues' arithmetic (2^64 and two primes, joined; a prime alone) on the same board
+        assert geometry.count_modulo((), [WORD, *primes(2)], threads=words).count == expected
+        assert geometry.count_modulo((), primes(1), residues_only=True).count == expected % primes(1)[0]
     solver = KernelSolver(ec, levels=True, board=board)
     node = data.draw(st.sampled_from(search.split(2)))
     assert solver.count(node.path) == search.count(node.path)
