@@ -98,7 +98,8 @@ enum { FR_DONE = 0, FR_STOPPED = 1, FR_OVERFLOW = 2, FR_DECLINED = 3, FR_NOTHREA
 #define MAX_SHIFTS 16
 /* states between two looks at the stop flags (a power of two) */
 #define STOP_EVERY 4096u
-/* the records of a level from which its threads are worth their barriers (see thread_main) */
+/* the records of a level from which its threads are worth their barriers (see thread_main;
+   the default of Count.threads_from: the tests set it low, so small counts run threaded) */
 #define THREADS_FROM 32768u
 
 /* A growable array of records (KW + K words each). */
@@ -136,6 +137,7 @@ typedef struct {
     int start_level;
     uint64_t start_key[MAX_KEY_WORDS];
     int cut_level, slices, slice;
+    uint64_t threads_from; /* the records of the first level counted on every thread */
     size_t max_bytes;
     uint64_t max_transitions;
     double deadline, hard_deadline; /* monotonic seconds; < 0: none */
@@ -576,27 +578,30 @@ static void dispatch(const Plan *pl, Count *o) {
 static PyObject *bytes_of(const void *v, size_t n) { return PyBytes_FromStringAndSize(v, (Py_ssize_t)n); }
 
 /*
- * count(plan, start_level, start_key, moduli, exact, threads, cut_level, slices, slice,
- *       max_bytes, max_transitions, seconds, stop_level)
+ * count(plan, start_level, start_key, moduli, exact, threads, threads_from, cut_level, slices,
+ *       slice, max_bytes, max_transitions, seconds, stop_level)
  *   -> (status, residues, states, leaves, transitions, updates, seconds, peak_bytes,
  *       levels_done, level_states, level_pairs, left_pairs, level_clock)
  *
  * start_key: key_words uint64 (the start's covered items above start_level, in key
  * terms); moduli: K uint64, primes below 2^63 (moduli[0] may be 0: 2^64);
  * exact: K = 1 and an overflow past 2^64 is a status; cut_level < 0: no cut; seconds < 0,
- * stop_level < 0: no probe limit.  residues, level_states and level_pairs come as bytes
- * of uint64, level_clock (the seconds from the start to each level's end) of double.  Statuses: 0 done, 1 stopped (probe), 2 overflow, 3 declined (memory or
- * moves), 4 no thread could be started; an interrupt raises the handler's exception.
+ * stop_level < 0: no probe limit; threads_from: the records of the first level counted on
+ * every thread (THREADS_FROM by default).  residues, level_states and level_pairs come as
+ * bytes of uint64, level_clock (the seconds from the start to each level's end) of double.
+ * Statuses: 0 done, 1 stopped (probe), 2 overflow, 3 declined (memory or moves), 4 no
+ * thread could be started; an interrupt raises the handler's exception.
  */
 static PyObject *frontier_count(PyObject *self, PyObject *args) {
     (void)self;
     Plan *pl;
     int start_level, exact, threads, cut_level, slices, slice, stop_level;
     Py_buffer key = {0}, mods = {0};
-    unsigned long long max_bytes, max_transitions;
+    unsigned long long max_bytes, max_transitions, threads_from;
     double seconds;
-    if (!PyArg_ParseTuple(args, "O!iy*y*piiiiKKdi", &PlanType, &pl, &start_level, &key, &mods, &exact, &threads,
-                          &cut_level, &slices, &slice, &max_bytes, &max_transitions, &seconds, &stop_level))
+    if (!PyArg_ParseTuple(args, "O!iy*y*piKiiiKKdi", &PlanType, &pl, &start_level, &key, &mods, &exact, &threads,
+                          &threads_from, &cut_level, &slices, &slice, &max_bytes, &max_transitions, &seconds,
+                          &stop_level))
         return NULL;
     PyObject *result = NULL;
     Count *o = NULL;
@@ -634,6 +639,7 @@ static PyObject *frontier_count(PyObject *self, PyObject *args) {
     o->K = (int)K;
     o->exact = exact;
     o->threads = threads;
+    o->threads_from = threads_from;
     o->mod = m;
     o->start_level = start_level;
     memcpy(o->start_key, key.buf, (size_t)key.len);
@@ -697,5 +703,6 @@ PyMODINIT_FUNC PyInit__frontier(void) {
     PyModule_AddIntConstant(m, "MAX_RESIDUES", MAX_RESIDUES);
     PyModule_AddIntConstant(m, "MAX_KEY_WORDS", MAX_KEY_WORDS);
     PyModule_AddIntConstant(m, "MAX_SHIFTS", MAX_SHIFTS);
+    PyModule_AddIntConstant(m, "THREADS_FROM", THREADS_FROM);
     return m;
 }

@@ -523,7 +523,7 @@ static inline void LV(level_done)(LV(Run) *r, int c) {
 /* One thread's count: the levels in order, each partition by its thread, a barrier
  * between levels (every record sent to level c is there once every thread has expanded
  * the levels below c).  Thread 0 starts alone, expanding every partition itself, and
- * starts the others at the first level of THREADS_FROM records or more: a small count
+ * starts the others at the first level of o->threads_from records or more: a small count
  * pays no thread and no barrier (an 8x8 domino board on two threads took 5 ms against
  * 0.9 ms on one, in its 64 barriers). */
 static void *LV(thread_main)(void *arg) {
@@ -532,11 +532,13 @@ static void *LV(thread_main)(void *arg) {
     Count *o = r->out;
     const int L = r->plan->n_levels;
     for (int c = t->p == 0 ? o->start_level : r->joined; c < L; c++) {
-        if (!r->parallel) { /* thread 0 alone */
+        if (t->p == 0 && !r->parallel) { /* thread 0 alone (only thread 0 reads or writes
+                                              r->parallel: a thread it starts must not see
+                                              it unset and start the others again) */
             int failed = 0;
             for (int p = 0; p < r->T; p++) failed |= r->threads[p].status != FR_DONE;
             if (failed || level_stop(o, 0, c)) break;
-            if (r->T > 1 && LV(level_records)(r, c) >= THREADS_FROM && LV(start_threads)(r, c)) {
+            if (r->T > 1 && LV(level_records)(r, c) >= o->threads_from && LV(start_threads)(r, c)) {
                 r->parallel = 1; /* the others start at this level: join them at its barrier */
             } else {
                 if (c == o->cut_level && o->slices > 1 && !o->cut_applied) {

@@ -41,7 +41,6 @@ is the pentomino box, the 8x8 the board less its centre 2x2):
 """
 from __future__ import annotations
 
-import os
 import struct
 from array import array
 from bisect import bisect_left
@@ -51,7 +50,7 @@ from typing import Sequence
 from . import _frontier
 from .exact_cover import ExactCover
 from .pruning import RegionRule
-from .residues import WORD, CountBound, join, moduli_for, product
+from .residues import WORD, CountBound, join, moduli_for
 
 #: the widest state: front window and tail items, in bits (16 words of 64)
 MAX_KEY_BITS = 64 * _frontier.MAX_KEY_WORDS
@@ -278,31 +277,33 @@ class LevelCounter:
 
     def count(self, covered: Sequence[int] = (), max_transitions: int = 1 << 62, max_bytes: int = DEFAULT_MAX_BYTES,
               *, threads: int = 1, seconds: float | None = None, stop_level: int | None = None,
-              cut: tuple[int, int, int] | None = None) -> LevelCount | None:
+              cut: tuple[int, int, int] | None = None, threads_from: int = _frontier.THREADS_FROM
+              ) -> LevelCount | None:
         """Count the covers completing ``covered`` (distinct item ids: the items of a
         path's options), exactly however large; None when a cap (memory, moves) was
         reached first.  ``seconds`` / ``stop_level``: a probe, stopped at the first level
         boundary past them (its ``count`` None unless it finished).  ``cut = (level,
         slices, slice)``: that slice of the states at that level only (a share: the
-        slices add up to the count)."""
+        slices add up to the count).  ``threads_from``: the records of the first level
+        counted on every thread (below it thread 0 counts alone; tests set it low)."""
         bound = self.bound(self.ec.n_primary - sum(1 for i in set(covered) if i < self.ec.n_primary))
         if bound < _TRY_EXACT:  # one exact pass first (a probe too: the count would go so)
             out = self.count_modulo(covered, None, max_transitions, max_bytes, threads=threads, seconds=seconds,
-                                    stop_level=stop_level, cut=cut)
+                                    stop_level=stop_level, cut=cut, threads_from=threads_from)
             if out is None or out.status != "overflow":
                 return out
         return self.count_modulo(covered, moduli_for(bound), max_transitions, max_bytes, threads=threads,
-                                 seconds=seconds, stop_level=stop_level, cut=cut)
+                                 seconds=seconds, stop_level=stop_level, cut=cut, threads_from=threads_from)
 
     def count_modulo(self, covered: Sequence[int], moduli: Sequence[int] | None, max_transitions: int = 1 << 62,
                      max_bytes: int = DEFAULT_MAX_BYTES, *, threads: int = 1, seconds: float | None = None,
                      stop_level: int | None = None, cut: tuple[int, int, int] | None = None,
-                     residues_only: bool = False) -> LevelCount | None:
+                     threads_from: int = _frontier.THREADS_FROM) -> LevelCount | None:
         """The count modulo the product of ``moduli`` (2^64 first, then primes below 2^63;
         None: one exact pass, status "overflow" past 2^64), in passes of at most
-        :data:`MAX_RESIDUES` residues; ``residues_only``: the count is left as that
-        number below the product (else, and where the moduli pass the bound, it is the
-        count)."""
+        :data:`MAX_RESIDUES` residues: the number below their product with the count's
+        residues — the count itself where they pass its bound (:meth:`count` sees to that;
+        a share's group of moduli, core/level_shares.py, does not)."""
         level, key, plan = self.start(covered)
         KW = plan.key_words
         L = self.n_front
@@ -310,7 +311,6 @@ class LevelCounter:
         # passes of at most MAX_RESIDUES residues
         size = MAX_RESIDUES
         groups = [list(moduli[i:i + size]) for i in range(0, len(moduli), size)] if moduli else [None]
-        total = None
         residues: list[int] = []
         done_moduli: list[int] = []
         summary: LevelCount | None = None
@@ -320,14 +320,14 @@ class LevelCounter:
             else:  # 2^64 (first, where it is one of them) is written 0
                 words = struct.pack(f"<{len(group)}Q", *(0 if m == WORD else m for m in group))
             out = _frontier.count(plan, level, _words(key, KW), words, group is None, max(1, int(threads)),
-                                  cut_level, slices, slice_, int(min(max_bytes, (1 << 64) - 1)),
+                                  max(1, int(threads_from)), cut_level, slices, slice_, int(min(max_bytes, (1 << 64) - 1)),
                                   int(min(max_transitions, (1 << 64) - 1)), -1.0 if seconds is None else float(seconds),
                                   -1 if stop_level is None else int(stop_level))
             (status, packed, states, leaves, transitions, updates, took, peak, levels_done, per_level, pairs, left,
              clock) = out
             if status == 4 and threads > 1:  # no thread could be started: one thread does it all
                 return self.count_modulo(covered, moduli, max_transitions, max_bytes, threads=1, seconds=seconds,
-                                         stop_level=stop_level, cut=cut, residues_only=residues_only)
+                                         stop_level=stop_level, cut=cut, threads_from=threads_from)
             name = STATUS[status]
             if name == "declined":
                 return None
@@ -353,8 +353,7 @@ class LevelCounter:
                 summary.status = name
                 return summary
         assert summary is not None
-        value = join(residues, done_moduli) if len(done_moduli) > 1 else residues[0]
-        summary.count = value if residues_only or moduli is None else value % product(done_moduli)
+        summary.count = join(residues, done_moduli) if len(done_moduli) > 1 else residues[0]
         return summary
 
 
@@ -485,18 +484,6 @@ def accepts(ec: ExactCover) -> bool:
     """Can this cover be counted by levels? (plain, and states of at most
     :data:`MAX_KEY_BITS` bits: see :func:`refusal`)"""
     return refusal(ec) is None
-
-
-def default_threads() -> int:
-    """The cores this process may use (a level count's threads by default)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):  # pragma: no cover - not Linux
-        return max(1, os.cpu_count() or 1)
-
-
-__all__ = ["LevelCounter", "LevelCount", "accepts", "refusal", "band", "state_bits", "hitting_bits", "halves",
-           "AUTO_TRIAL_NODES", "MAX_KEY_BITS", "default_threads"]
 
 
 #: levels below a search node (the units of a count by orbits, ``levels="auto"`` of the

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from core.engines import Method, choose_method, engine_for, solver_for
 from core.errors import ProblemError
 from core.estimate import Band, CannotEstimate, Estimate, estimate
+from core.level_projection import Projection
 from core.library import load
 from core.problem import Problem
 from core.search import SolveRequest, SolveResult, Solver, Subpath, heaviest_first
@@ -190,6 +191,8 @@ class PreparedRun:
     estimate_deferred: bool = False
     #: why there is no estimate where one was asked for (:class:`core.estimate.CannotEstimate`)
     estimate_refusal: str | None = None
+    #: a count by levels: what its probe projected (the progress bar's ETA until a share ends)
+    projection: Projection | None = None
 
     def create(self, ledger: Ledger, executor: ExecutorKind, *, queued: bool = False) -> CreatedRun:
         """Write the run, its subproblems and what planning found, in one transaction
@@ -198,6 +201,8 @@ class PreparedRun:
         from .ledger import create_run
 
         plan_stats = self.plan.to_json()
+        if self.projection is not None:
+            plan_stats["levels"] = self.projection.to_json()
         estimated = None
         if self.estimate is not None:
             plan_stats["estimate"] = estimate_json(self.estimate)
@@ -302,7 +307,8 @@ def prepare(request: RunRequest, *, workers: int, trial: bool = True, defer_esti
         # a share of a count by levels is never cut short: its lease outlasts its projection
         options = replace(options, lease=max(LEVELS_LEASE, LEVELS_LEASE_OVER_PROJECTION * choice.projection.seconds_high))
     split_depth = options.split_depth
-    prepared = PreparedRun(problem, request.mode, options, solver, Plan([], 0, 0.0), started=started)
+    prepared = PreparedRun(problem, request.mode, options, solver, Plan([], 0, 0.0), started=started,
+                           projection=choice.projection)
     if trial and split_depth is None and options.subproblems is None:
         if choice.trial is not None:  # choosing the method counted everything already
             prepared.plan = Plan([Subpath((), Fraction(1))], 0, choice.trial.stats.seconds, first=choice.trial)

@@ -58,11 +58,17 @@ def left_by_weight(p: Progress) -> float | None:
 
 
 def eta_seconds(p: Progress) -> float | None:
-    """Seconds left (0 when the run is over), None when nothing tells yet."""
+    """Seconds left (0 when the run is over), None when nothing tells yet.  A count by
+    levels, whose shares finish all at once, is timed by its probe's projection until one
+    does."""
     if p.status != RunStatus.RUNNING or (p.weight_done >= 1.0 and not _verifications_open(p)):
         return 0.0
     by_nodes = left_by_nodes(p)
-    return by_nodes if by_nodes is not None else left_by_weight(p)
+    if by_nodes is not None:
+        return by_nodes
+    if p.projected_seconds is not None and p.weight_done <= 0:
+        return max(0.0, p.projected_seconds - p.elapsed)
+    return left_by_weight(p)
 
 
 def _verifications_open(p: Progress) -> bool:

@@ -4,6 +4,8 @@ The local pool's parent trades results for new leases in one transaction (:func:
 from __future__ import annotations
 
 import datetime as dt
+import os
+import socket
 from collections import namedtuple
 from dataclasses import dataclass
 from typing import Sequence
@@ -157,15 +159,80 @@ def lease_message(ledger: Ledger, run_id: int, sub_ids: Sequence[int], owner: st
     with ledger.engine.begin() as conn:
         known = _LEASE_SECONDS.get(run_id)
         if known is not None and sub_ids and pipelines(conn):
-            return _lease_pipelined(conn, run_id, sub_ids, owner, known)
-        run = run_brief(conn, run_id)
-        if run is None or not sub_ids:
-            return run, []
-        now = utcnow()
-        rows = conn.execute(_LEASE_MANY, {"sub_ids": list(sub_ids), "owner": owner, "now": now,
-                                          "expires": now + dt.timedelta(seconds=run.options.lease_seconds())}).all()
-    _remember_lease(run)
-    return run, _in_order(sub_ids, rows)
+            run, tasks = _lease_pipelined(conn, run_id, sub_ids, owner, known)
+        else:
+            run = run_brief(conn, run_id)
+            if run is None or not sub_ids:
+                return run, []
+            now = utcnow()
+            rows = conn.execute(_LEASE_MANY, {"sub_ids": list(sub_ids), "owner": owner, "now": now,
+                                              "expires": now + dt.timedelta(seconds=run.options.lease_seconds())}).all()
+            _remember_lease(run)
+            tasks = _in_order(sub_ids, rows)
+    if run is not None and len(tasks) < len(set(sub_ids)):  # a duplicate, or a dead process's
+        missing = set(sub_ids) - {t.sub_id for t in tasks}
+        reclaimed = [task_of(row) for row in _reclaim_from_the_dead(ledger, run, missing, owner)]
+        if reclaimed:
+            by_id = {t.sub_id: t for t in tasks + reclaimed}
+            tasks = [by_id[i] for i in dict.fromkeys(sub_ids) if i in by_id]
+    return run, tasks
+
+
+#: a subproblem under which worker processes died this many times fails its run (a crash
+#: that comes back with the subproblem: the run stops, saying so, instead of killing
+#: worker after worker)
+CRASHES_ALLOWED = 3
+
+
+def _local_pid(owner: str | None, host: str) -> int | None:
+    """The process id of a Celery lease owner ``celery:HOST:PID`` on this host, else None."""
+    kind, _, rest = (owner or "").partition(":")
+    owner_host, _, pid = rest.rpartition(":")
+    return int(pid) if kind == "celery" and owner_host == host and pid.isdigit() else None
+
+
+def _process_gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:  # another user's: alive
+        return False
+    return False
+
+
+def _reclaim_from_the_dead(ledger: Ledger, run: RunBrief, sub_ids: set[int], owner: str) -> list:
+    """Lease those of ``sub_ids`` whose lease a process of this host holds that is gone.
+
+    A pool process killed under its task (the out-of-memory killer, a crash in C) leaves
+    its lease behind, and Celery delivers the message again (``reject_on_worker_lost``),
+    most often to this host; without this the redelivery would find the subproblem leased
+    and the run would wait for the lease to expire: an hour or more for a count by levels.
+    Past :data:`CRASHES_ALLOWED` deaths the run fails, naming the subproblem.  Returns the
+    rows leased (as :func:`task_of` reads them)."""
+    host = socket.gethostname()
+    now = utcnow()
+    with ledger.engine.begin() as conn:
+        held = conn.execute(select(SUB.c.id, SUB.c.path, SUB.c.lease_owner, SUB.c.attempts).where(
+            SUB.c.id.in_(sorted(sub_ids)), SUB.c.state == SubproblemState.LEASED, SUB.c.lease_expires >= now)).all()
+        freed = []
+        for sub_id, path, dead, attempts in held:
+            pid = _local_pid(dead, host)
+            if pid is None or pid == os.getpid() or not _process_gone(pid):
+                continue
+            if attempts >= CRASHES_ALLOWED:
+                conn.execute(update(RUN).where(RUN.c.id == run.id, RUN.c.status == RunStatus.RUNNING).values(
+                    status=RunStatus.FAILED, finished_at=now,
+                    error=f"subproblem {sub_id} (path {path}): {attempts} worker processes died counting it "
+                          f"(the last {dead}); see the workers' logs"))
+                return []
+            if conn.execute(update(SUB).where(SUB.c.id == sub_id, SUB.c.lease_owner == dead,
+                                              SUB.c.state == SubproblemState.LEASED)
+                            .values(lease_expires=now - dt.timedelta(seconds=1))).rowcount == 1:
+                freed.append(sub_id)
+        if not freed:
+            return []
+        return lease_ids(conn, freed, owner, now, now + dt.timedelta(seconds=run.options.lease_seconds()))
 
 
 #: the lease length of the runs this process leased for lately, by run (seconds)

@@ -381,6 +381,8 @@ class Progress:
     verifications: dict[str, int] = field(default_factory=dict)
     verify_fraction: float | None = None
     estimated_nodes: int | None = None
+    #: a count by levels: the seconds its probe projected for the count (plan statistics)
+    projected_seconds: float | None = None
 
     @property
     def subproblems(self) -> int:
@@ -440,4 +442,5 @@ def progress(ledger: Ledger, run_id: int) -> Progress:
             verifications=verifications,
             verify_fraction=run.verify_fraction,
             estimated_nodes=run.estimated_nodes,
+            projected_seconds=((run.plan_stats or {}).get("levels") or {}).get("seconds"),
         )

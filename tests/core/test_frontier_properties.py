@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from core.exact_cover import ExactCover
 from core.frontier import LevelCounter, accepts
 from core.kernel import KernelSolver
+from core.library import load
 from core.level_reference import LevelReference
 from core.reference import ReferenceSolver
 from core.residues import WORD, contribution, primes, product
@@ -79,23 +80,45 @@ def test_level_count_below_any_node_equals_the_search(ec, depth, data):
     assert sum(levels.count(s.path) for s in frontier) == reference.count()
 
 
+#: the records of the first level counted on every thread: 1 starts the threads at once,
+#: 3 and 8 at some level of a small count (the default, 32,768, not in counts this small)
+THREADS_FROM = st.sampled_from((1, 3, 8, 1 << 15))
+
+
 @SETTINGS
-@given(plain_covers(max_primary=8), st.integers(1, 4), st.sampled_from(WIDTHS))
-def test_threads_count_the_same_states(ec, threads, words):
+@given(plain_covers(max_primary=8), st.integers(1, 4), st.sampled_from(WIDTHS), THREADS_FROM)
+def test_threads_count_the_same_states(ec, threads, words, threads_from):
     whole = LevelCounter(ec, walls=False).count()
-    shared = LevelCounter(ec, walls=False, key_words=words).count(threads=threads)
+    shared = LevelCounter(ec, walls=False, key_words=words).count(threads=threads, threads_from=threads_from)
     assert (shared.count, shared.states, shared.level_states) == (whole.count, whole.states, whole.level_states)
 
 
 @SETTINGS
-@given(plain_covers(max_primary=8), st.integers(0, 9), st.integers(2, 5), st.integers(1, 3), st.sampled_from((1, 2)))
-def test_slices_at_a_cut_partition_the_count(ec, cut, slices, threads, words):
+@given(plain_covers(max_primary=8), st.integers(0, 9), st.integers(2, 5), st.integers(1, 3), st.sampled_from((1, 2)),
+       THREADS_FROM)
+def test_slices_at_a_cut_partition_the_count(ec, cut, slices, threads, words, threads_from):
     """The slices of the states at a cut level add up to the count (each path from the
     start crosses the cut once, or ends before it in slice 0)."""
     counter = LevelCounter(ec, key_words=words)
     whole = counter.count().count
-    parts = [counter.count(cut=(cut, slices, j), threads=threads).count for j in range(slices)]
+    parts = [counter.count(cut=(cut, slices, j), threads=threads, threads_from=threads_from).count
+             for j in range(slices)]
     assert sum(parts) == whole
+
+
+@pytest.mark.parametrize("threads", [2, 3, 8])
+def test_threads_started_mid_count_on_a_busy_machine(threads):
+    """More threads than cores, started at a level of a few thousand records: each thread
+    started once, the count the same (a thread that saw the count still running alone
+    once started the others again: a double free in a worker's share, 2026-12-03)."""
+    from known_tilings import kasteleyn  # tests/, or beside this file under AddressSanitizer
+
+    problem = load("dominoes-10x12")
+    hints = problem.search_hints()
+    counter = LevelCounter(problem.exact_cover(), hints.board or hints.region)
+    for threads_from in (64, 500, 2000):
+        done = counter.count(threads=threads, threads_from=threads_from)
+        assert done.count == kasteleyn(10, 12)
 
 
 @SETTINGS
@@ -126,7 +149,7 @@ def test_groups_of_moduli_add_up_modulo_their_product(n, k, groups):
         part = moduli[cuts[g]:cuts[g + 1]]
         if not part:
             continue
-        residue = counter.count_modulo((), part, residues_only=True).count
+        residue = counter.count_modulo((), part).count
         assert residue == k ** n % product(part)
         total += contribution(residue, product(part), whole)
     assert total % whole == k ** n
@@ -221,7 +244,7 @@ def test_walled_in_cells_prune_no_solution(rows, cols, blocked, which, once, dat
         assert geometry.count().count == expected
         # the residues' arithmetic (2^64 and two primes, joined; a prime alone) on the same board
         assert geometry.count_modulo((), [WORD, *primes(2)], threads=words).count == expected
-        assert geometry.count_modulo((), primes(1), residues_only=True).count == expected % primes(1)[0]
+        assert geometry.count_modulo((), primes(1)).count == expected % primes(1)[0]
     solver = KernelSolver(ec, levels=True, board=board)
     node = data.draw(st.sampled_from(search.split(2)))
     assert solver.count(node.path) == search.count(node.path)

@@ -47,6 +47,7 @@ def test_kernel_property_tests_pass_under_address_sanitizer(tmp_path):
     shutil.copy(ROOT / "tests" / "core" / "test_kernel_properties.py", tests)
     shutil.copy(ROOT / "tests" / "core" / "test_kernel_memory.py", tests)
     shutil.copy(ROOT / "tests" / "core" / "test_frontier_properties.py", tests)
+    shutil.copy(ROOT / "tests" / "known_tilings.py", tests)
     shutil.copy(ROOT / "tests" / "core" / "test_bitboard.py", tests)
     shutil.copy(ROOT / "tests" / "core" / "test_kernel_interrupts.py", tests)
     shutil.copy(ROOT / "tests" / "core" / "test_crossword_transfer_c.py", tests)

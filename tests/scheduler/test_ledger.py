@@ -2,11 +2,12 @@
 SQLite and PostgreSQL."""
 from __future__ import annotations
 
+import os
 import time
 from fractions import Fraction
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 
 from core.search import Subpath
 from tc_helpers import finished_weight, make_run, states
@@ -340,6 +341,44 @@ def test_a_message_leased_with_its_brief_in_one_pipeline(pg_url):
     leased_before = states(ledger, run_id)["leased"]
     assert L.lease_message(ledger, run_id, [ids[8]], "w") == (None, [])
     assert states(ledger, run_id)["leased"] == leased_before
+
+
+def test_a_lease_of_a_process_that_died_is_taken_by_the_message_delivered_again(any_url):
+    """A Celery pool process killed under its task leaves its lease (an hour for a count
+    by levels); the message delivered again to this host takes it over at once, where the
+    owner is gone, never from a live process or another host; the third death under one
+    subproblem fails the run, naming it (found: a share that crashed its worker left a run
+    waiting an hour, 2026-12-03)."""
+    import socket
+    import subprocess
+    import sys
+
+    from scheduler.ledger import leases
+
+    ledger = open_ledger(any_url)
+    run_id = make_run(ledger, "dominoes-6x6", depth=3, executor="celery")
+    with ledger.session() as s:
+        ids = sorted(s.scalars(select(Subproblem.id).where(Subproblem.run_id == run_id)))
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    host = socket.gethostname()
+    dead, alive, elsewhere = f"celery:{host}:{gone.pid}", f"celery:{host}:{os.getpid()}", f"celery:other-host:{gone.pid}"
+    for sub_id, owner in zip(ids[:3], (dead, alive, elsewhere)):
+        assert [t.sub_id for t in L.lease_message(ledger, run_id, [sub_id], owner)[1]] == [sub_id]
+    run, tasks = L.lease_message(ledger, run_id, ids[:4], "celery:new:1")
+    assert [t.sub_id for t in tasks] == [ids[0], ids[3]]  # the dead one's and the free one
+    with ledger.session() as s:
+        row = s.get(Subproblem, ids[0])
+        assert (row.lease_owner, row.attempts) == ("celery:new:1", 2)
+    # died again and again under the same subproblem: the run fails, saying where
+    for attempt in range(leases.CRASHES_ALLOWED - 1):
+        with ledger.session() as s:
+            s.execute(update(Subproblem).where(Subproblem.id == ids[0]).values(lease_owner=dead))
+        tasks = L.lease_message(ledger, run_id, [ids[0]], "celery:new:1")[1]
+        assert [t.sub_id for t in tasks] == ([ids[0]] if attempt < leases.CRASHES_ALLOWED - 2 else [])
+    with ledger.session() as s:
+        failed = s.get(Run, run_id)
+        assert failed.status == "failed" and f"subproblem {ids[0]}" in failed.error and "died" in failed.error
 
 
 def test_a_pipeline_the_database_drops_raises_an_outage_and_the_connection_is_replaced(pg_url):

@@ -80,3 +80,18 @@ def test_estimate_of_a_tiling_by_levels_and_one_out_of_reach(tc):
     assert "out of reach" in far["out_of_reach"]
     text = tc("estimate", "dominoes-100x100").stdout
     assert text.count("\n") == 1 and "out of reach" in text
+
+
+def test_a_count_by_levels_is_timed_by_its_projection_until_a_share_ends(tc, tiny_probe):
+    from scheduler.ledger import Progress
+    from scheduler.progress import eta_seconds
+
+    data = json.loads(tc("solve", "dominoes-16x16", "--json", "--no-progress").stdout)
+    show = json.loads(tc("show", str(data["run_id"]), "--json").stdout)
+    projected = show["plan"]["levels"]["seconds"]
+    assert projected > 0 and show["plan"]["levels"]["seconds_low"] <= projected
+    running = Progress(run_id=1, status="running", weight_done=0.0, solutions=0, nodes=0, elapsed=0.1,
+                       projected_seconds=5.0)
+    assert eta_seconds(running) == pytest.approx(4.9)
+    assert eta_seconds(Progress(run_id=1, status="running", weight_done=0.5, solutions=0, nodes=0, elapsed=2.0,
+                                projected_seconds=5.0)) == pytest.approx(2.0)  # a share ended: by weight
