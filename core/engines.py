@@ -25,6 +25,7 @@ from fractions import Fraction
 from typing import Callable, Protocol, Sequence
 
 from . import catalog, handoff
+from .burnside import BurnsideSolver, FixedPoints, Unfoldable, fixed_point_covers, order_of
 from .distinct import DistinctSolver
 from .errors import ProblemError
 from .exact_cover import ExactCover
@@ -199,8 +200,47 @@ def solver_for(problem: Searchable, options: SolverOptions = SolverOptions()) ->
     assert group is not None and engine.cover_solver is not None  # engine_for checked both
     hints = problem.search_hints()
     make = engine.cover_solver
+    if options.burnside:
+        fixed = fixed_points(problem)
+        order = 0 if isinstance(fixed, str) else order_of(fixed)
+        if order != options.burnside:
+            raise ProblemError(f"{problem.name}: the run counts its classes by Burnside's lemma over "
+                               f"{options.burnside} symmetries, and the problem has {order}"
+                               + (f" ({fixed})" if isinstance(fixed, str) else ""))
+        whole = solver_for(problem, replace(options, distinct=False, burnside=0, symmetry=True))
+        folded = replace(options, distinct=False, burnside=0, symmetry=False, method=Method.SEARCH, level_plan=None)
+        return BurnsideSolver(whole, order, fixed, lambda ec: make(ec, SearchHints(), folded))
     return DistinctSolver(_cover_of(problem), group.permutations, group.single_pieces,
                           lambda ec: make(ec, hints, options))
+
+
+def fixed_points(problem: Searchable) -> list[FixedPoints] | str:
+    """The problem's conjugacy classes past the identity, each with the cover its
+    fixed solutions are (:mod:`core.burnside`), or why its cover cannot be folded; found
+    once a cover (kept in its ``derived``)."""
+    ec = _cover_of(problem)
+    if "burnside" not in ec.derived:
+        group = problem.symmetry()
+        try:
+            ec.derived["burnside"] = fixed_point_covers(
+                ec, group.items, lambda g: tuple(group.image(g, k) for k in range(ec.n_options)))
+        except Unfoldable as e:
+            ec.derived["burnside"] = str(e)
+        except KeyError:  # an element maps an option to none of the cover's
+            ec.derived["burnside"] = "the symmetry group does not map the options to options"
+    return ec.derived["burnside"]
+
+
+def burnside_order(problem: Searchable, options: SolverOptions) -> int:
+    """The group order to count ``--distinct`` by Burnside's lemma with, where it applies
+    (a count, a cover the kernel or the reference searches, a symmetry that folds), else 0."""
+    if not options.distinct or problem.symmetry() is None:
+        return 0
+    engine = engine_for(problem, options)
+    if engine.cover_solver is None or options.method in (Method.BITBOARD, Method.LEVELS):
+        return 0
+    fixed = fixed_points(problem)
+    return 0 if isinstance(fixed, str) else order_of(fixed)
 
 
 def orbit_counter(problem: Searchable, solver: Solver, nested: int = 2) -> OrbitCounter | None:

@@ -62,11 +62,15 @@ class SolverOptions:
     #: a whole count by levels in shares (None: by levels below the search's nodes, as
     #: units of a count by orbits or the root alone)
     level_plan: LevelPlan | None = None
+    #: ``distinct`` counted by Burnside's lemma (:mod:`core.burnside`): the order of the
+    #: group whose sum the parts' ``distinct`` add up to (0: canonical checks); the
+    #: planner's choice, like ``level_plan``
+    burnside: int = 0
 
     def asked(self) -> list[str]:
         """The options given a value other than their default (the engine aside)."""
         default = SolverOptions()
-        return [f.name for f in fields(self) if f.name not in ("engine", "level_plan")
+        return [f.name for f in fields(self) if f.name not in ("engine", "level_plan", "burnside")
                 and getattr(self, f.name) != getattr(default, f.name)]
 
     @classmethod

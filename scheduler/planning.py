@@ -22,13 +22,14 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from core.engines import Method, choose_method, engine_for, solver_for
+from core.engines import Method, burnside_order, choose_method, engine_for, solver_for
 from core.errors import ProblemError
 from core.estimate import Band, CannotEstimate, Estimate, estimate
 from core.level_projection import Projection
 from core.library import load
 from core.problem import Problem
 from core.search import SolveRequest, SolveResult, Solver, Subpath, heaviest_first
+from core.burnside import BurnsideSolver
 from core.symmetry import OrbitCounter
 
 from .batches import seconds_per_weight
@@ -73,11 +74,17 @@ class Plan:
     symmetry: str | None = None
     #: the result of the one planned subproblem (the root), found while planning
     first: SolveResult | None = None
+    #: --distinct by Burnside's lemma: the group's order and its classes past the
+    #: identity's, each its size and the root's child that counts its fixed solutions
+    #: (None: it fixes none), so that ``show`` can put the sum together from the parts
+    burnside: dict | None = None
 
     def to_json(self) -> dict:
         out = {"subproblems": len(self.frontier), "depth": self.depth, "seconds": round(self.seconds, 6)}
         if self.symmetry:
             out["symmetry"] = self.symmetry
+        if self.burnside:
+            out["burnside"] = self.burnside
         if self.first is not None:
             out["trial"] = {"seconds": round(self.first.stats.seconds, 6), "complete": self.first.complete,
                             "handed_on": len(self.first.frontier)}
@@ -293,6 +300,8 @@ def prepare(request: RunRequest, *, workers: int, trial: bool = True, defer_esti
     # counting by orbits is for counts; --distinct counts its own way
     asked = replace(options.solver, symmetry=options.solver.symmetry and request.mode is Mode.COUNT
                     and not options.solver.distinct)
+    if request.mode is Mode.COUNT:  # classes counted by Burnside's lemma where the symmetry folds
+        asked = replace(asked, burnside=burnside_order(problem, asked))
     # a second worker would wait for the choice: the race of levels and search goes side by side
     choice = choose_method(problem, asked, whole_count=whole_count(request.mode, options),
                            side_by_side=workers >= 2 and (os.cpu_count() or 1) >= 2, workers=workers,
@@ -327,6 +336,12 @@ def prepare(request: RunRequest, *, workers: int, trial: bool = True, defer_esti
                              first=request.mode is Mode.FIRST)
     if by_orbits:
         prepared.plan.symmetry = solver.description
+    elif isinstance(solver, BurnsideSolver):
+        whole = solver.children[0].solver
+        prepared.plan.symmetry = whole.description if isinstance(whole, OrbitCounter) else None
+        prepared.plan.burnside = solver.parts
+        if prepared.plan.first is not None:  # the root's parts, counted here
+            prepared.plan.burnside["root"] = {str(c): n for c, n in solver.root_sums.items()}
     # no estimate for --first (it stops early) nor a level count (it walks no tree)
     if request.estimate and request.mode is not Mode.FIRST and settled.method is not Method.LEVELS:
         first = prepared.plan.first

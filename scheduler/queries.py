@@ -105,7 +105,7 @@ def run_summary(ledger: Ledger, run_id: int, *, slowest: int = 5) -> dict[str, A
             raise LedgerError(f"no run {run_id} in the ledger")
         rows = session.execute(
             select(Subproblem.id, Subproblem.path, Subproblem.seconds, Subproblem.nodes, Subproblem.count,
-                   Subproblem.attempts, Subproblem.n_donated, Subproblem.worker)
+                   Subproblem.attempts, Subproblem.n_donated, Subproblem.worker, Subproblem.distinct)
             .where(Subproblem.run_id == run_id, Subproblem.state == SubproblemState.DONE)
         ).all()
         n_solutions_stored = session.scalar(select(func.count()).where(Solution.run_id == run_id))
@@ -153,7 +153,29 @@ def run_summary(ledger: Ledger, run_id: int, *, slowest: int = 5) -> dict[str, A
     }
     if RunOptions.from_json(run.options).solver.distinct or run.distinct is not None:
         summary["distinct"] = run.distinct
+    burnside = (run.plan_stats or {}).get("burnside")
+    if burnside:
+        summary["burnside"] = burnside_parts(burnside, rows)
     return summary
+
+
+def burnside_parts(plan: dict[str, Any], rows) -> dict[str, Any]:
+    """A Burnside count's sum from its parts so far (``rows``: the done subproblems, with
+    their paths and ``distinct``): the identity's (every solution) and each class's, the
+    solutions one element of it fixes (core/burnside.py)."""
+    sums: dict[int, int] = {}
+    for r in rows:
+        path = path_of(r.path)
+        if path and r.distinct is not None:
+            sums[path[0]] = sums.get(path[0], 0) + int(r.distinct)
+        elif not path:  # counted whole at the root: its parts as planning found them
+            for c, n in (plan.get("root") or {}).items():
+                sums[int(c)] = sums.get(int(c), 0) + int(n)
+    classes = [{"size": 1, "fixed": sums.get(0, 0)}]
+    for c in plan["classes"]:
+        child = c["child"]
+        classes.append({"size": c["size"], "fixed": 0 if child is None else sums.get(child, 0) // c["size"]})
+    return {"order": plan["order"], "classes": classes}
 
 
 #: at most this many stored solutions are read to summarise a run (``show``'s summary)

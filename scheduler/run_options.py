@@ -95,6 +95,7 @@ class RunOptions:
             "subproblems": self.subproblems, "verify": self.verify, "verify_seed": self.verify_seed,
             "workers": self.workers, "queue": self.queue, "memory": self.memory,
             "level_plan": None if s.level_plan is None else s.level_plan.to_json(),
+            "burnside": s.burnside,
         }
 
     @classmethod
@@ -108,7 +109,7 @@ class RunOptions:
                 reason = "counting by levels (chosen automatically)"
         solver = SolverOptions(data.get("engine"), bool(data.get("distinct")), data.get("memo", True) is not False,
                                Method(method), bool(data.get("symmetry")),  # runs recorded before: no symmetry
-                               LevelPlan.from_json(data.get("level_plan")))
+                               LevelPlan.from_json(data.get("level_plan")), int(data.get("burnside") or 0))
         budget = data.get("budget")
         return cls(
             solver=solver, method_reason=reason, budget=None if budget is None else float(budget),

@@ -191,6 +191,14 @@ def _verification_lines(s: dict[str, Any]) -> list[str]:
     return lines
 
 
+def burnside_line(b: dict) -> str:
+    """Burnside's sum in one line: the solutions each class's elements fix, over the order."""
+    terms = " + ".join(f"{c['fixed']:,}" if c["size"] == 1 else f"{c['size']} x {c['fixed']:,}" for c in b["classes"])
+    total = sum(c["size"] * c["fixed"] for c in b["classes"])
+    return (f"by Burnside's lemma over {b['order']} symmetries in {len(b['classes'])} classes: "
+            f"({terms}) / {b['order']} = {total // b['order']:,}")
+
+
 def show_text(s: dict[str, Any], ledger_url: str) -> str:
     """``show``: one run in detail, the ledger it is in first."""
     options = RunOptions.from_json(s["options"])
@@ -206,6 +214,8 @@ def show_text(s: dict[str, Any], ledger_url: str) -> str:
     symmetry = (s.get("plan") or {}).get("symmetry")
     if symmetry:
         lines.append(f"symmetry     counted by orbits of {symmetry}")
+    if s.get("burnside"):
+        lines.append(f"distinct     {burnside_line(s['burnside'])}")
     lines.append(f"status       {s['status']}" + (f": {s['error']}" if s["error"] else ""))
     lines.append(f"progress     {100 * s['progress']:.2f}% of the tree")
     lines += _estimate_lines(s)

@@ -9,6 +9,7 @@ from typing import Any, Callable, Sequence
 
 from sqlalchemy import Connection, bindparam, func, insert, select, text, update
 
+from core.burnside import classes_of
 from core.problem import Problem
 from core.search import Stats, Subpath
 
@@ -103,7 +104,8 @@ def _insert_counted(conn: Connection, row: dict[str, Any], outcome: Outcome) -> 
         raise ValueError(f"a complete count's weight is {weight}, not 1")
     stats = _stats_of(outcome.stats)
     run_id = conn.execute(_INSERT_RUN, dict(
-        row, status=RunStatus.DONE, solutions=outcome.count, distinct=outcome.distinct, nodes=outcome.nodes,
+        row, status=RunStatus.DONE, solutions=outcome.count, nodes=outcome.nodes,
+        distinct=None if outcome.distinct is None else classes(outcome.distinct, row["options"]),
         stats=stats.to_json(), cpu_seconds=outcome.seconds, finished_at=now,
         seconds=(now - row["created_at"]).total_seconds(),
     )).scalar_one()
@@ -218,7 +220,7 @@ def close_run(ledger: Ledger, run_id: int) -> bool:
         return _close(conn, run_id)
 
 
-_RUN_OPEN = select(RUN.c.status, RUN.c.mode, RUN.c.created_at, RUN.c.modulus).where(
+_RUN_OPEN = select(RUN.c.status, RUN.c.mode, RUN.c.created_at, RUN.c.modulus, RUN.c.options).where(
     RUN.c.id == bindparam("run_id"))
 _COUNT_OPEN = select(func.count()).select_from(SUB).where(SUB.c.run_id == bindparam("run_id"), SUB.c.state.in_(OPEN))
 _DONE_ROWS = select(SUB.c.count, SUB.c.distinct, SUB.c.nodes, SUB.c.seconds, SUB.c.done_num, SUB.c.done_den,
@@ -257,6 +259,11 @@ def _close(conn: Connection, run_id: int) -> bool:
         status, error = RunStatus.FAILED, f"finished weight adds up to {weight}, not 1"
     elif mismatch is not None:
         status, error = RunStatus.FAILED, f"verification failed: {mismatch}"
+    if any_distinct:
+        try:
+            distinct = classes(distinct, run.options)
+        except ValueError as e:  # a part missing or wrong: said, not rounded
+            status, error, distinct = RunStatus.FAILED, str(e), None
     stats.solutions = total
     r = conn.execute(
         update(RUN)
@@ -268,6 +275,14 @@ def _close(conn: Connection, run_id: int) -> bool:
         )
     )
     return r.rowcount == 1
+
+
+def classes(distinct: int | str, options: dict[str, Any] | None) -> int:
+    """A run's distinct count from the sum of its parts': the sum itself, or, where the
+    run counts its classes by Burnside's lemma (``options["burnside"]``, the group's
+    order), the sum over the order (:func:`core.burnside.classes_of`)."""
+    order = int((options or {}).get("burnside") or 0)
+    return classes_of(int(distinct), order) if order else int(distinct)
 
 
 def _stats_of(data: dict[str, Any]) -> Stats:

@@ -70,14 +70,25 @@ def _text(rows, cols, holes, pieces) -> str:
     return out
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-@given(symmetric_problems())
-def test_the_count_by_orbits_is_the_count(drawn):
+def problem_of(drawn):
+    """The drawn problem, or None where no combination of the pieces fills the board."""
     assume(drawn is not None)
     try:
-        p = problem_from_text(_text(*drawn), format="toml")
+        return problem_from_text(_text(*drawn), format="toml")
     except ProblemError:
-        return  # no combination of the pieces fills the board
+        return None
+
+
+DRAWN = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                        HealthCheck.filter_too_much])
+
+
+@DRAWN
+@given(symmetric_problems())
+def test_the_count_by_orbits_is_the_count(drawn):
+    p = problem_of(drawn)
+    if p is None:
+        return
     plain = p.solver().count()
     by_orbits = p.solver(symmetry=True)
     assert by_orbits.count() == plain
@@ -103,15 +114,20 @@ BOXES = [
 ]
 
 
-@pytest.mark.parametrize("what,size,pieces", BOXES, ids=[b[0] for b in BOXES])
-def test_boxes_count_the_same_by_orbits(what, size, pieces):
+def box_problem(size: str, pieces):
+    """A box of ``size`` ("2x2x3") to fill with ``pieces`` (name, shape by layers, count)."""
     dims = [int(d) for d in size.split("x")]
     text = f'kind = "polyform"\nsize = {dims}\n'
     for name, shape, count in pieces:
         shape = shape.replace("/", "\n")
         count = f'"{count}"' if count == "any" else count
         text += f'\n[[pieces]]\nname = "{name}"\nshape = """\n{shape}\n"""\ncount = {count}\n'
-    p = problem_from_text(text, format="toml")
+    return problem_from_text(text, format="toml")
+
+
+@pytest.mark.parametrize("what,size,pieces", BOXES, ids=[b[0] for b in BOXES])
+def test_boxes_count_the_same_by_orbits(what, size, pieces):
+    p = box_problem(size, pieces)
     assert p.solver(symmetry=True).count() == p.solver().count() > 0
 
 

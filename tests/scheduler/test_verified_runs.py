@@ -93,7 +93,7 @@ def test_enumeration_verifies_the_complete_subproblems_and_their_solutions(tc, s
 
 def test_a_partial_sample_is_the_same_every_time(tc, sqlite_url):
     runs = [json.loads(tc("solve", "pentomino-6x10", "--distinct", "--verify", "0.25", "--verify-seed", "5",
-                          "--split-depth", "2", "--json", "--workers", "2").stdout) for _ in range(2)]
+                          "--split-depth", "3", "--json", "--workers", "2").stdout) for _ in range(2)]
     ledger = open_ledger(sqlite_url)
 
     def paths(run_id):

@@ -1,0 +1,181 @@
+"""Distinct counts by Burnside's lemma (core/burnside.py): on random boards with holes
+symmetric and not, symmetric pieces, one-sided sets and copies, the classes by folding
+equal the classes of the listed solutions and the canonical checks' count; each folded
+cover's count equals the solutions its symmetry fixes, found by brute force; the parts add
+up as any split does; the library's published distinct counts."""
+from __future__ import annotations
+
+import os
+import sys
+from fractions import Fraction
+
+import pytest
+from hypothesis import given
+
+from core.burnside import BurnsideSolver, Unfoldable, classes_of, conjugacy_classes, fold
+from core.distinct import DistinctSolver
+from core.engines import burnside_order, fixed_points, solver_for
+from core.library import load
+from core.polyform import problem_from_text
+from core.search import SolveRequest
+from core.solver_options import SolverOptions
+
+sys.path.insert(0, os.path.dirname(__file__))
+from test_symmetry import BOXES, DRAWN, box_problem, problem_of, symmetric_problems  # noqa: E402
+
+
+def listed_classes(problem) -> tuple[int, list[int]]:
+    """Brute force: every solution listed; the classes of their sets under the group, and
+    the solutions each element fixes."""
+    group = problem.symmetry()
+    perms = group.permutations
+    solutions = [frozenset(s) for s in problem.solver().solutions()]
+    canonical = {min(tuple(sorted(g[o] for o in s)) for g in perms) for s in solutions}
+    fixed = [sum(1 for s in solutions if frozenset(g[o] for o in s) == s) for g in perms]
+    return len(canonical), fixed
+
+
+def burnside(problem, engine: str | None = None) -> BurnsideSolver:
+    order = burnside_order(problem, SolverOptions(distinct=True))
+    assert order == len(set(problem.symmetry().items))  # the group as it acts on the items
+    solver = solver_for(problem, SolverOptions(engine=engine, distinct=True, burnside=order))
+    assert isinstance(solver, BurnsideSolver)
+    return solver
+
+
+@DRAWN
+@given(symmetric_problems())
+def test_classes_by_folding_are_the_classes_of_the_listed_solutions(drawn):
+    p = problem_of(drawn)
+    if p is None:
+        return
+    classes, fixed = listed_classes(p)
+    folds = fixed_points(p)
+    if isinstance(folds, str):  # an orbit of placements uses a piece of two copies twice
+        assert "several copies" in folds
+        assert burnside_order(p, SolverOptions(distinct=True)) == 0
+        return
+    # each class's folded cover counts the solutions its elements fix
+    for f in folds:
+        counted = 0 if f.cover is None else solver_for_cover(f.cover)
+        assert all(fixed[g] == counted for g in f.elements)
+    for engine in (None, "reference"):
+        solver = burnside(p, engine)
+        result = solver.solve()
+        assert result.count == fixed[0] and solver.classes(result.distinct) == classes
+    canonical = solver_for(p, SolverOptions(distinct=True)).solve()
+    assert canonical.distinct == classes
+    # split and sum: the parts' counts and sums add up to the whole
+    for depth in (1, 2, 3):
+        frontier = solver.split(depth)
+        assert sum((s.weight for s in frontier), Fraction(0)) == 1
+        parts = [solver.solve(s.path) for s in frontier]
+        assert sum(r.count for r in parts) == fixed[0]
+        assert solver.classes(sum(r.distinct for r in parts)) == classes
+
+
+def solver_for_cover(cover) -> int:
+    from core.kernel import KernelSolver
+    from core.reference import ReferenceSolver
+
+    count = KernelSolver(cover).count()
+    assert ReferenceSolver(cover).count() == count
+    return count
+
+
+@pytest.mark.parametrize("what, size, pieces", BOXES, ids=[b[0] for b in BOXES])
+def test_boxes_count_their_classes_by_folding(what, size, pieces):
+    p = box_problem(size, pieces)
+    classes, fixed = listed_classes(p)
+    if isinstance(fixed_points(p), str):  # two I trominoes a half turn swaps: the canonical checks
+        assert "several copies" in fixed_points(p) and burnside_order(p, SolverOptions(distinct=True)) == 0
+        assert solver_for(p, SolverOptions(distinct=True)).solve().distinct == classes
+        return
+    solver = burnside(p)
+    result = solver.solve()
+    assert (result.count, solver.classes(result.distinct)) == (fixed[0], classes)
+
+
+@pytest.mark.parametrize("name, total, distinct", [
+    ("pentomino-8x8-centre", 520, 65),      # Scott (1958): 65
+    ("pentomino-6x10", 9_356, 2_339),       # Haselgrove (1960): 2,339
+    ("pentomino-5x12", 4_040, 1_010),
+    ("pentomino-3x20", 8, 2),
+    ("soma", 11_520, 240),                  # Conway and Guy: 240
+    ("pentomino-one-sided-3x30", 184, 46),
+    ("pentacubes-3x4x5", 31_520, 3_940),
+])
+def test_published_distinct_counts_by_folding(name, total, distinct):
+    solver = burnside(load(name))
+    result = solver.solve()
+    assert (result.count, solver.classes(result.distinct)) == (total, distinct)
+
+
+def test_domino_tilings_up_to_symmetry_by_folding_and_by_listing():
+    """The 6x6 board's 6,728 tilings in classes of its 8 symmetries, both ways; the 8x8
+    board's 12,988,816 tilings are 1,629,189 classes (each rotation and reflection's
+    fixed tilings counted on the folded board)."""
+    p = load("dominoes-6x6")
+    classes, fixed = listed_classes(p)
+    solver = burnside(p)
+    result = solver.solve()
+    assert (result.count, solver.classes(result.distinct)) == (6_728, classes)
+    big = burnside(load("dominoes-8x8"))
+    result = big.solve()
+    assert (result.count, big.classes(result.distinct)) == (12_988_816, 1_629_189)
+
+
+def test_a_piece_of_two_copies_the_symmetry_swaps_cannot_be_folded():
+    """Two dominoes on a 1x4 strip: the half turn swaps the two ends' placements, one
+    orbit using the domino twice; the canonical checks count the classes instead."""
+    text = 'kind = "polyform"\nboard = """\n----\n"""\n[[pieces]]\nname = "D"\nshape = "##"\ncount = 2\n'
+    p = problem_from_text(text, format="toml")
+    why = fixed_points(p)
+    assert isinstance(why, str) and "several copies" in why
+    assert burnside_order(p, SolverOptions(distinct=True)) == 0
+    solver = solver_for(p, SolverOptions(distinct=True))
+    assert isinstance(solver, DistinctSolver) and not isinstance(solver, BurnsideSolver)
+    assert solver.solve().distinct == listed_classes(p)[0]
+
+
+def test_colors_cannot_be_folded():
+    from core.exact_cover import ExactCover
+
+    ec = ExactCover.build(["a", "b"], ["x"], [["a", "x:1"], ["b", "x:1"]])
+    with pytest.raises(Unfoldable, match="colors"):
+        fold(ec, (1, 0, 2), (1, 0))
+
+
+def test_conjugacy_classes_of_the_square():
+    """The square's 8 symmetries on its 4 corners fall in 5 classes: the identity, the
+    half turn, the quarter turns, the two axis reflections, the two diagonal ones."""
+    r = (1, 2, 3, 0)  # corners 0..3 in turn
+    elements = [(0, 1, 2, 3)]
+    for _ in range(3):
+        elements.append(tuple(r[x] for x in elements[-1]))
+    s = (1, 0, 3, 2)
+    elements += [tuple(s[x] for x in g) for g in elements[:4]]
+    classes = conjugacy_classes(elements)
+    assert sorted(len(c) for c in classes) == [1, 1, 2, 2, 2]
+    assert classes[0] == [0]
+
+
+def test_a_sum_that_is_no_multiple_of_the_order_is_an_error():
+    assert classes_of(2_339 * 4, 4) == 2_339
+    with pytest.raises(ValueError, match="not a multiple"):
+        classes_of(9_357, 4)
+
+
+def test_listing_is_refused_and_budgets_leave_frontiers_that_add_up():
+    solver = burnside(load("pentomino-6x10"))
+    with pytest.raises(ValueError, match="listing"):
+        solver.solve((), SolveRequest(listing=True))
+    total = scaled = 0
+    todo = [()]
+    while todo:
+        r = solver.solve(todo.pop(), SolveRequest(node_budget=20_000))
+        assert r.weight_done + sum((s.weight for s in r.frontier), Fraction(0)) == r.weight
+        total += r.count
+        scaled += r.distinct
+        todo.extend(s.path for s in r.frontier)
+    assert (total, solver.classes(scaled)) == (9_356, 2_339)
