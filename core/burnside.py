@@ -37,7 +37,7 @@ from typing import Callable, Sequence
 
 from .distinct import DistinctSolver, _Child, tree_shares
 from .exact_cover import ExactCover
-from .search import COUNT, SolveRequest, SolveResult, Solver
+from .search import COUNT, SolveRequest, SolveResult, Solver, Stats
 
 Permutation = tuple[int, ...]
 
@@ -45,6 +45,9 @@ Permutation = tuple[int, ...]
 #: sizes (weights steer progress, not counts; estimating the whole count's tree as well
 #: cost 0.15 s, half a small problem's run)
 FOLDS_SHARE = Fraction(1, 16)
+#: a folded cover counted while planning where it ends within this (seconds), else
+#: handed on with the rest of the tree
+FOLD_SECONDS = 0.05
 
 
 class Unfoldable(Exception):
@@ -226,6 +229,31 @@ class BurnsideSolver(DistinctSolver):
             #: records it for ``show``: its subproblem's count is the root's)
             self.root_sums = self._sums
         return result
+
+    def lifted(self, whole: SolveResult | None, fold_seconds: float = FOLD_SECONDS) -> SolveResult | None:
+        """A result of the whole count's root (child 0's, found by the method choice's
+        trials) as this tree's root result: the whole count's frontier under child 0, each
+        folded cover counted here where it ends within ``fold_seconds``, else in the
+        frontier with the rest of its tree."""
+        if whole is None:
+            return None
+        stats = Stats(nodes=1, nodes_per_depth=[1])
+        stats.add(whole.stats)
+        out = SolveResult((), Fraction(1), whole.count, stats,
+                          [self._lift(0, self.shares[0], s) for s in whole.frontier], None, whole.stopped_by,
+                          whole.count)
+        self._sums = {0: whole.count}
+        for c in range(1, len(self.children)):
+            r = self.children[c].solver.solve((), SolveRequest(seconds=fold_seconds))
+            out.stats.add(r.stats)
+            out.distinct += self.children[c].weights[1] * r.count
+            self._sums[c] = self.children[c].weights[1] * r.count
+            out.frontier.extend(self._lift(c, self.shares[c], s) for s in r.frontier)
+            if r.frontier:
+                out.stopped_by = out.stopped_by or "budget"
+        out.stats.solutions = out.count
+        self.root_sums = self._sums
+        return out
 
     def _run_child(self, c, rest, share, out, request, start) -> None:
         before = out.distinct

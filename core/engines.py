@@ -207,11 +207,21 @@ def solver_for(problem: Searchable, options: SolverOptions = SolverOptions()) ->
             raise ProblemError(f"{problem.name}: the run counts its classes by Burnside's lemma over "
                                f"{options.burnside} symmetries, and the problem has {order}"
                                + (f" ({fixed})" if isinstance(fixed, str) else ""))
-        whole = solver_for(problem, replace(options, distinct=False, burnside=0, symmetry=True))
-        folded = replace(options, distinct=False, burnside=0, symmetry=False, method=Method.SEARCH, level_plan=None)
-        return BurnsideSolver(whole, order, fixed, lambda ec: make(ec, SearchHints(), folded))
+        whole = solver_for(problem, replace(options, distinct=False, burnside=0))
+        return burnside_solver(problem, whole, options)
     return DistinctSolver(_cover_of(problem), group.permutations, group.single_pieces,
                           lambda ec: make(ec, hints, options))
+
+
+def burnside_solver(problem: Searchable, whole: Solver, options: SolverOptions) -> BurnsideSolver:
+    """The count of ``problem``'s classes by Burnside's lemma, around ``whole``, the
+    solver of its total (as :func:`choose_method` settled it: by orbits, by levels...);
+    the folded covers searched by the same engine."""
+    fixed = fixed_points(problem)
+    assert not isinstance(fixed, str)  # burnside_order said it folds
+    make = engine_for(problem, options).cover_solver
+    folded = replace(options, distinct=False, burnside=0, symmetry=False, method=Method.SEARCH, level_plan=None)
+    return BurnsideSolver(whole, order_of(fixed), fixed, lambda ec: make(ec, SearchHints(), folded))
 
 
 def fixed_points(problem: Searchable) -> list[FixedPoints] | str:

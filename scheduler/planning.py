@@ -22,14 +22,13 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from core.engines import Method, burnside_order, choose_method, engine_for, solver_for
+from core.engines import Method, burnside_order, burnside_solver, choose_method, engine_for, solver_for
 from core.errors import ProblemError
 from core.estimate import Band, CannotEstimate, Estimate, estimate
 from core.level_projection import Projection
 from core.library import load
 from core.problem import Problem
 from core.search import SolveRequest, SolveResult, Solver, Subpath, heaviest_first
-from core.burnside import BurnsideSolver
 from core.symmetry import OrbitCounter
 
 from .batches import seconds_per_weight
@@ -300,8 +299,11 @@ def prepare(request: RunRequest, *, workers: int, trial: bool = True, defer_esti
     # counting by orbits is for counts; --distinct counts its own way
     asked = replace(options.solver, symmetry=options.solver.symmetry and request.mode is Mode.COUNT
                     and not options.solver.distinct)
-    if request.mode is Mode.COUNT:  # classes counted by Burnside's lemma where the symmetry folds
-        asked = replace(asked, burnside=burnside_order(problem, asked))
+    # classes counted by Burnside's lemma where the symmetry folds: the total as a plain count
+    # (its method chosen as for one), the solutions each symmetry fixes beside it
+    burnside = burnside_order(problem, asked) if request.mode is Mode.COUNT else 0
+    if burnside:
+        asked = replace(asked, distinct=False, symmetry=options.solver.symmetry)
     # a second worker would wait for the choice: the race of levels and search goes side by side
     choice = choose_method(problem, asked, whole_count=whole_count(request.mode, options),
                            side_by_side=workers >= 2 and (os.cpu_count() or 1) >= 2, workers=workers,
@@ -310,6 +312,10 @@ def prepare(request: RunRequest, *, workers: int, trial: bool = True, defer_esti
     solver = choice.solver or solver_for(problem, settled)
     by_orbits = isinstance(solver, OrbitCounter)
     settled = replace(settled, symmetry=by_orbits)  # what the run does, where the model has no group too
+    if burnside:
+        solver = burnside_solver(problem, solver, settled)
+        settled = replace(settled, distinct=True, burnside=burnside)
+        choice = replace(choice, solver=solver, trial=solver.lifted(choice.trial), partial=solver.lifted(choice.partial))
     options = replace(options, solver=settled, method_reason=choice.reason if options.solver.method is Method.AUTO
                       else None)
     if choice.projection is not None and options.lease is None:
@@ -335,10 +341,8 @@ def prepare(request: RunRequest, *, workers: int, trial: bool = True, defer_esti
         prepared.plan = plan(solver, workers=workers, split_depth=split_depth, subproblems=options.subproblems,
                              first=request.mode is Mode.FIRST)
     if by_orbits:
-        prepared.plan.symmetry = solver.description
-    elif isinstance(solver, BurnsideSolver):
-        whole = solver.children[0].solver
-        prepared.plan.symmetry = whole.description if isinstance(whole, OrbitCounter) else None
+        prepared.plan.symmetry = solver.children[0].solver.description if burnside else solver.description
+    if burnside:
         prepared.plan.burnside = solver.parts
         if prepared.plan.first is not None:  # the root's parts, counted here
             prepared.plan.burnside["root"] = {str(c): n for c, n in solver.root_sums.items()}

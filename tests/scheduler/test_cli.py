@@ -42,6 +42,30 @@ def test_solve_distinct_with_tiny_budget(tc):
     assert (show["status"], show["solutions"], show["distinct"]) == ("done", 9356, 2339)
 
 
+@pytest.mark.parametrize("name, args, total, distinct", [
+    ("pentomino-6x10", [], 9_356, 2_339),                       # the total by levels below orbits
+    ("pentomino-6x10", ["--split-depth", "3"], 9_356, 2_339),   # the parts as subproblems
+    ("dominoes-8x8", [], 12_988_816, 1_629_189),                # folds that fix tilings
+    ("pentomino-8x8-centre", ["--no-symmetry"], 520, 65),       # the total without orbits
+])
+def test_distinct_by_burnside_from_the_command_line(tc, name, args, total, distinct):
+    """--distinct counts the classes by Burnside's lemma: the run's options say so, its
+    parts add up to |G| times the classes, show prints the sum term by term; listing the
+    classes (--all) goes by canonical checks."""
+    data = json.loads(tc("solve", name, "--distinct", "--json", "--workers", "2", *args).stdout)
+    assert (data["status"], data["solutions"], data["distinct"]) == ("done", total, distinct)
+    show = json.loads(tc("show", str(data["run_id"]), "--json").stdout)
+    order = show["options"]["burnside"]
+    assert order in (4, 8) and show["burnside"]["order"] == order
+    parts = show["burnside"]["classes"]
+    assert parts[0] == {"size": 1, "fixed": total}
+    assert sum(c["size"] * c["fixed"] for c in parts) == order * distinct
+    assert f"/ {order} = {distinct:,}" in tc("show", str(data["run_id"])).stdout
+    listed = json.loads(tc("solve", "pentomino-3x20", "--distinct", "--all", "--json").stdout)
+    assert (listed["solutions"], listed["distinct"]) == (8, 2)
+    assert json.loads(tc("show", str(listed["run_id"]), "--json").stdout)["options"]["burnside"] == 0
+
+
 def test_solve_all_first_and_stats(tc):
     out = tc("solve", "dominoes-4x5", "--all", "--limit", "2", "--stats").stdout
     assert out.count("solution ") == 2 and "95 solutions" in out
