@@ -232,8 +232,7 @@ def fixed_points(problem: Searchable) -> list[FixedPoints] | str:
     if "burnside" not in ec.derived:
         group = problem.symmetry()
         try:
-            ec.derived["burnside"] = fixed_point_covers(
-                ec, group.items, lambda g: tuple(group.image(g, k) for k in range(ec.n_options)))
+            ec.derived["burnside"] = fixed_point_covers(ec, group.items, group.image)
         except Unfoldable as e:
             ec.derived["burnside"] = str(e)
         except KeyError:  # an element maps an option to none of the cover's
