@@ -24,6 +24,18 @@ from .build_line import BuildLine
 
 ENV_PLUGINS = "TILECENSUS_PLUGINS"
 
+#: the module (of this package) that attaches each command to the group, imported only
+#: when that command runs or the commands are listed (``--help``): a command loads what it
+#: uses and no other command's imports (``solve`` no web server, ``runs`` no planner)
+COMMANDS = {
+    "solve": "running", "submit": "running", "resume": "running", "cancel": "running", "watch": "running",
+    "runs": "reading", "show": "reading", "solutions": "reading", "export": "reading", "delete": "reading",
+    "problems": "reading",
+    "estimate": "estimate_verify", "verify": "estimate_verify",
+    "worker": "service", "scheduler": "service", "db": "service",
+    "web": "web",
+}
+
 
 class CLIError(click.ClickException):
     """One line on stderr, exit status 2: ``tilecensus: <message>``, or with ``--json`` one
@@ -90,7 +102,16 @@ def _usage_line(exc: click.UsageError, ctx: click.Context) -> str:
 
 
 class Group(click.Group):
-    """Turns the known user-facing errors into :class:`CLIError`, as JSON under ``--json``."""
+    """Turns the known user-facing errors into :class:`CLIError`, as JSON under ``--json``;
+    loads a command's module when the command is asked for (:data:`COMMANDS`)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(COMMANDS) | set(self.commands))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in COMMANDS:
+            importlib.import_module(f"{__package__}.{COMMANDS[cmd_name]}")  # it attaches its commands
+        return super().get_command(ctx, cmd_name)
 
     def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None,
                      **extra: Any) -> click.Context:
