@@ -74,6 +74,15 @@ class App:
             self._ledgers[self.db_url] = open_ledger(self.db_url, existing=existing)
         return self._ledgers[self.db_url]
 
+    def direct_ledger(self):
+        """The ledger as :class:`~scheduler.sqlite_direct.DirectLedger` — without
+        SQLAlchemy — where it is a SQLite file at the newest schema, else None (then
+        :meth:`ledger`).  A run that its planning counts in full is written there."""
+        from ..env import resolve_url
+        from ..sqlite_direct import DirectLedger
+
+        return DirectLedger.open(resolve_url(self.db_url))
+
     def ledger_url(self) -> str:
         """The URL of the ledger this command uses, without its password, for headers."""
         from ..db import resolve_url, safe_url
@@ -144,7 +153,7 @@ class Group(click.Group):
         except (ProblemError, LedgerError, BrokerError) as exc:
             raise CLIError(str(exc), as_json=as_json) from exc
         except _database_errors() as exc:
-            reason = str(exc.orig or exc).strip().splitlines()[0]
+            reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
             raise CLIError(f"the database stopped answering: {reason}", as_json=as_json) from exc
         except KeyboardInterrupt as exc:  # a signal before the command took them over (it was starting)
             click.echo("\ninterrupted", err=True)
@@ -157,10 +166,11 @@ class Group(click.Group):
 
 
 def _database_errors() -> tuple[type[BaseException], ...]:
-    """SQLAlchemy's OperationalError, when SQLAlchemy is loaded: a command that never
-    loaded it cannot have raised one, and ``--help`` should not pay for loading it."""
-    exc = sys.modules.get("sqlalchemy.exc")
-    return (exc.OperationalError,) if exc is not None else ()
+    """SQLAlchemy's OperationalError and sqlite3's (a run written without SQLAlchemy,
+    :mod:`scheduler.sqlite_direct`), where they are loaded: a command that never loaded
+    one cannot have raised it, and ``--help`` should not pay for loading it."""
+    return tuple(module.OperationalError for module in (sys.modules.get("sqlalchemy.exc"), sys.modules.get("sqlite3"))
+                 if module is not None)
 
 
 def _load_plugins() -> None:
