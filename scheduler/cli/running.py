@@ -3,6 +3,7 @@ workers), ``resume``, ``cancel`` and ``watch``."""
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import os
 import sys
 import time
@@ -89,7 +90,8 @@ def solve(app: App, request: RunRequest, limit: int | None, show_stats: bool, sv
                         recorded = direct.record_counted(prepared, ExecutorKind.LOCAL, counted, phases.to_json)
                     run_id = recorded.run_id
                 else:
-                    ledger = ledger or app.ledger()  # (a SQLite file at the head answered sqlite3 before)
+                    if ledger is None:  # a SQLite file at the newest schema answered sqlite3 before
+                        ledger = _open_late(app, prepared, phases)
                     run_id = _run_here(ledger, prepared, workers, phases, shown)
         except Interrupted as exc:
             _interrupted(ledger, run_id, exc)
@@ -104,6 +106,18 @@ def solve(app: App, request: RunRequest, limit: int | None, show_stats: bool, sv
         rows = list(iter_solutions(ledger, run_id, limit=limit)) if prepared.mode.listing else []
         found = given_found(ledger, run_id, s, prepared.problem)
     _report(app, s, prepared, rows, found, show_stats, svg_dir)
+
+
+def _open_late(app: App, prepared: PreparedRun, phases: Phases):
+    """The ledger through SQLAlchemy, for a run the pool counts, opened after its planning:
+    the run's seconds count its planning and its count, not this import (as when the
+    ledger was opened first), so its start moves by as long."""
+    opened = time.perf_counter()
+    with phases.timing("write"):
+        ledger = app.ledger()
+    if prepared.started is not None:
+        prepared.started += dt.timedelta(seconds=time.perf_counter() - opened)
+    return ledger
 
 
 def _run_here(ledger, prepared: PreparedRun, workers: int, phases: Phases, shown: bool) -> int:
