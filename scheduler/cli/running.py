@@ -97,7 +97,8 @@ def solve(app: App, request: RunRequest, limit: int | None, show_stats: bool, sv
             _interrupted(ledger, run_id, exc)
     if recorded is not None:
         s, solutions = recorded.summary, recorded.solutions
-        rows = [(i, recorded.sub_id, options) for i, options in enumerate(solutions[:limit])]
+        rows = [(i, recorded.sub_id, options) for i, options in enumerate(solutions[:limit])] \
+            if prepared.mode.listing else []
         found = found_in(prepared.problem, s, lambda: iter(solutions))
     else:
         from ..queries import given_found, iter_solutions, run_summary

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 import sqlite3
 import subprocess
 import sys
@@ -200,3 +201,27 @@ def test_show_says_where_the_time_went(sqlite_url, tc, split):
     assert all(times[p] >= 0 for p in PHASES[1:]) and times["plan"] > 0 and times["count"] > 0
     assert line == (f"times        start {times['start']:.3f} s, plan {times['plan']:.3f} s, "
                     f"count {times['count']:.3f} s, write {times['write']:.3f} s")
+
+
+@pytest.mark.parametrize("args", [["dominoes-2x4", "--all", "--limit", "3"], ["pentomino-6x10", "--first", "2"],
+                                  ["tests/core/data/crossword/files/example_v2.ipuz"]],
+                         ids=["all", "first", "crossword-file"])
+def test_solve_prints_the_same_written_either_way(sqlite_url, tc, args):
+    """The first run on a fresh ledger goes through SQLAlchemy (Alembic creates the file),
+    the second is written directly: the same listing, headline and given grid."""
+    outs = []
+    for _ in range(2):
+        data = json.loads(tc("solve", *args, "--no-progress", "--json").output)
+        text = tc("solve", *args, "--no-progress").output
+        outs.append((data, text))
+    (first, first_text), (second, second_text) = outs
+    assert first["run_id"] == 1 and second["run_id"] == 3
+    for key in ("solutions", "distinct", "status", "given_found"):
+        assert first.get(key) == second.get(key), key
+    # each run one subproblem, numbered as the runs are: the listing's differ by their ids alone
+    assert {e.pop("subproblem") for e in first.get("listing", [])} <= {1}
+    assert {e.pop("subproblem") for e in second.get("listing", [])} <= {3}
+    assert first.get("listing") == second.get("listing")
+    # the listing and the headline up to its parenthesis (nodes, subproblems and seconds vary)
+    assert re.sub(r"^run 2 (.*?) \(.*\)", r"\1", first_text, flags=re.M) \
+        == re.sub(r"^run 4 (.*?) \(.*\)", r"\1", second_text, flags=re.M)
