@@ -92,7 +92,10 @@ def solve(app: App, request: RunRequest, limit: int | None, show_stats: bool, sv
                 else:
                     if ledger is None:  # a SQLite file at the newest schema answered sqlite3 before
                         ledger = _open_late(app, prepared, phases)
-                    run_id = _run_here(ledger, prepared, workers, phases, shown)
+                    with phases.timing("write"):
+                        run_id = prepared.create(ledger, ExecutorKind.LOCAL,
+                                                 times=phases.to_json if prepared.done_in_planning else None).run_id
+                    _run_here(ledger, run_id, prepared, workers, phases, shown)
         except Interrupted as exc:
             _interrupted(ledger, run_id, exc)
     if recorded is not None:
@@ -121,16 +124,14 @@ def _open_late(app: App, prepared: PreparedRun, phases: Phases):
     return ledger
 
 
-def _run_here(ledger, prepared: PreparedRun, workers: int, phases: Phases, shown: bool) -> int:
-    """Write the run through SQLAlchemy and, unless planning counted it all, solve it on
-    the local pool; keep where the time went.  The run's id."""
+def _run_here(ledger, run_id: int, prepared: PreparedRun, workers: int, phases: Phases, shown: bool) -> None:
+    """Unless planning counted it all, solve the run written through SQLAlchemy on the
+    local pool, and keep where the time went."""
     from ..ledger import progress, record_times
     from ..progress import ProgressView
     from ..runner import run_local
 
     done = prepared.done_in_planning
-    with phases.timing("write"):
-        run_id = prepared.create(ledger, ExecutorKind.LOCAL, times=phases.to_json if done else None).run_id
     with ProgressView(run_id, enabled=shown) as view:
         last = [0.0]
 
@@ -146,7 +147,6 @@ def _run_here(ledger, prepared: PreparedRun, workers: int, phases: Phases, shown
             record_times(ledger, run_id, phases.to_json())
         if view.enabled:
             view.update(progress(ledger, run_id))
-    return run_id
 
 
 def _interrupted(ledger, run_id: int | None, exc: Interrupted) -> None:
