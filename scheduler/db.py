@@ -12,24 +12,14 @@ import time
 from pathlib import Path
 from typing import Iterator
 
-import platformdirs
 from sqlalchemy import create_engine, event, inspect, text
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import ArgumentError, DisconnectionError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
-from .env import ENV_DB_URL
+from .env import ENV_DB_URL, default_url, resolve_url  # noqa: F401  (re-exported)
 from .errors import LedgerError
 from .schema_head import head_revision
-
-
-def default_url() -> str:
-    """The embedded default: a SQLite file in the user's data directory."""
-    return f"sqlite:///{Path(platformdirs.user_data_dir('tilecensus')) / 'ledger.sqlite'}"
-
-
-def resolve_url(url: str | None = None) -> str:
-    return url or os.environ.get(ENV_DB_URL) or default_url()
 
 
 def safe_url(url: str) -> str:

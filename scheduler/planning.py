@@ -20,7 +20,7 @@ import os
 import time
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Callable
 
 from core.engines import Method, burnside_order, burnside_solver, choose_method, engine_for, solver_for
 from core.errors import ProblemError
@@ -39,6 +39,7 @@ from .work import outcome_of, request_for
 if TYPE_CHECKING:
     from .db import Ledger
     from .ledger import CreatedRun
+    from .work import Outcome
 
 #: a share of a count by levels is leased for this many times its projection's high end
 LEVELS_LEASE_OVER_PROJECTION = 3.0
@@ -200,12 +201,22 @@ class PreparedRun:
     #: a count by levels: what its probe projected (the progress bar's ETA until a share ends)
     projection: Projection | None = None
 
-    def create(self, ledger: Ledger, executor: ExecutorKind, *, queued: bool = False) -> CreatedRun:
+    def create(self, ledger: Ledger, executor: ExecutorKind, *, queued: bool = False,
+               times: Callable[[], dict[str, Any]] | None = None) -> CreatedRun:
         """Write the run, its subproblems and what planning found, in one transaction
         (``queued``: its pending subproblems stamped as sent, see
-        :func:`scheduler.ledger.create_run`)."""
+        :func:`scheduler.ledger.create_run`; ``times``: where the command's time went, kept
+        with a run that planning counted in full)."""
         from .ledger import create_run
 
+        first = self.plan.first
+        return create_run(ledger, **self.run_fields(executor), queued=queued, times=times,
+                          first=None if first is None else lambda run_id, sub_id: outcome_of(first, run_id, sub_id,
+                                                                                            self.mode))
+
+    def run_fields(self, executor: ExecutorKind) -> dict[str, Any]:
+        """The run as :func:`scheduler.rows.run_row` (and :func:`scheduler.ledger.create_run`)
+        take it: the problem, mode, options, plan and what planning found."""
         plan_stats = self.plan.to_json()
         if self.projection is not None:
             plan_stats["levels"] = self.projection.to_json()
@@ -213,13 +224,19 @@ class PreparedRun:
         if self.estimate is not None:
             plan_stats["estimate"] = estimate_json(self.estimate)
             estimated = round(self.estimate.nodes.value)
+        return dict(problem=self.problem, mode=self.mode, options=self.options, executor=executor,
+                    frontier=self.plan.frontier, plan_stats=plan_stats, verify_fraction=self.options.verify,
+                    estimated_nodes=estimated, started=self.started, modulus=getattr(self.solver, "modulus", None))
+
+    def counted(self) -> Outcome | None:
+        """The run's result when planning found all of it (:meth:`create` writes the run
+        closed): the one planned subproblem searched to its end, or a ``--first`` run's
+        solutions; never a run that verifies a sample.  Else None."""
         first = self.plan.first
-        return create_run(ledger, problem=self.problem, mode=self.mode, options=self.options, executor=executor,
-                          frontier=self.plan.frontier, plan_stats=plan_stats, verify_fraction=self.options.verify,
-                          estimated_nodes=estimated, started=self.started, queued=queued,
-                          modulus=getattr(self.solver, "modulus", None),
-                          first=None if first is None else lambda run_id, sub_id: outcome_of(first, run_id, sub_id,
-                                                                                            self.mode))
+        if first is None or self.options.verify:
+            return None
+        outcome = outcome_of(first, 0, 0, self.mode)
+        return None if outcome.frontier else outcome
 
     def estimate_later(self, ledger: Ledger, run_id: int) -> Estimate | None:
         """Make the estimate :func:`prepare` deferred and record it on the written run

@@ -1,7 +1,6 @@
 """Read-only questions to the ledger: the runs, one run in detail, its solutions."""
 from __future__ import annotations
 
-import statistics
 from typing import TYPE_CHECKING, Any, Iterator
 
 from sqlalchemy import func, select
@@ -13,14 +12,11 @@ from .ledger import Progress, get_run, progress
 from .models import Run, Solution, Subproblem
 from .run_options import Mode, RunOptions
 from .states import RunStatus, SubproblemState
+from .summary import found_in, iso, summarise
 from .ledger import verifications as V
 
 if TYPE_CHECKING:
     from core.problem import Problem
-
-
-def _iso(t) -> str | None:
-    return None if t is None else t.isoformat(timespec="seconds") + "Z"
 
 
 def list_runs(ledger: Ledger, *, limit: int = 50, status: str | None = None,
@@ -52,7 +48,7 @@ def list_runs(ledger: Ledger, *, limit: int = 50, status: str | None = None,
                 "nodes": run.nodes if run.nodes is not None else p.nodes,
                 "progress": round(p.weight_done, 6),
                 "subproblems": p.subproblems,
-                "created": _iso(run.created_at),
+                "created": iso(run.created_at),
                 "seconds": round(run.seconds if run.seconds is not None else p.elapsed, 3),
                 "verified": p.verifications.get("done") if run.verify_fraction else None,
                 "mismatches": p.verifications.get("mismatches") if run.verify_fraction else None,
@@ -75,30 +71,9 @@ def verification(ledger: Ledger, run: Run, p: Progress) -> dict[str, Any] | None
             "mismatched": bad}
 
 
-def estimate_summary(run: Run, nodes: int) -> dict[str, Any] | None:
-    """The estimate made before the run, beside the nodes searched (``ratio``: actual over
-    estimated, once the run is done)."""
-    est = (run.plan_stats or {}).get("estimate")
-    if est is None:
-        return None
-    ratio = nodes / run.estimated_nodes if run.status == RunStatus.DONE and run.estimated_nodes else None
-    return {**est, "estimated_nodes": run.estimated_nodes, "ratio": None if ratio is None else round(ratio, 4)}
-
-
-def _quantiles(values: list) -> dict[str, Any]:
-    if not values:
-        return {}
-    values = sorted(values)
-
-    def q(f: float):
-        return values[min(len(values) - 1, int(f * len(values)))]
-
-    return {"min": values[0], "p50": q(0.5), "p90": q(0.9), "p99": q(0.99), "max": values[-1],
-            "mean": round(statistics.fmean(values), 3)}
-
-
 def run_summary(ledger: Ledger, run_id: int, *, slowest: int = 5) -> dict[str, Any]:
-    """Totals, status, timings, throughput, the slowest subproblems, the spread of sizes."""
+    """Totals, status, timings, throughput, the slowest subproblems, the spread of sizes
+    (:func:`scheduler.summary.summarise`)."""
     with ledger.session() as session:
         run = session.get(Run, run_id)
         if run is None:
@@ -110,72 +85,8 @@ def run_summary(ledger: Ledger, run_id: int, *, slowest: int = 5) -> dict[str, A
         ).all()
         n_solutions_stored = session.scalar(select(func.count()).where(Solution.run_id == run_id))
     p = progress(ledger, run_id)
-    seconds = run.seconds if run.seconds is not None else p.elapsed
-    nodes = run.nodes if run.nodes is not None else p.nodes
-    slow = sorted(rows, key=lambda r: -(r.seconds or 0.0))[:slowest]
-    summary: dict[str, Any] = {
-        "run_id": run.id,
-        "problem": run.name,
-        "kind": run.kind,
-        "spec_hash": run.spec_hash,
-        "mode": run.mode,
-        "executor": run.executor,
-        "options": run.options,
-        "status": p.status,
-        "error": run.error,
-        "solutions": run.solutions if run.solutions is not None else p.solutions,
-        "nodes": nodes,
-        "seconds": round(seconds, 6),
-        "cpu_seconds": round(run.cpu_seconds if run.cpu_seconds is not None else sum(r.seconds or 0 for r in rows), 6),
-        "progress": round(p.weight_done, 9),
-        "created": _iso(run.created_at),
-        "finished": _iso(run.finished_at),
-        "subproblems": {"planned": run.n_planned, "total": p.subproblems, **p.states,
-                        "donated": sum(r.n_donated or 0 for r in rows),
-                        "retried": sum(1 for r in rows if (r.attempts or 0) > 1)},
-        "throughput": {
-            "nodes_per_second": round(nodes / seconds, 1) if seconds else None,
-            "subproblems_per_second": round(len(rows) / seconds, 2) if seconds else None,
-        },
-        "slowest": [
-            {"id": r.id, "path": list(path_of(r.path)), "seconds": round(r.seconds or 0.0, 6),
-             "nodes": r.nodes, "solutions": r.count, "worker": r.worker}
-            for r in slow
-        ],
-        "sizes": {"nodes": _quantiles([r.nodes or 0 for r in rows]),
-                  "seconds": _quantiles([round(r.seconds or 0.0, 6) for r in rows])},
-        "stored_solutions": n_solutions_stored,
-        "workers": sorted({r.worker for r in rows if r.worker}),
-        "stats": run.stats,
-        "plan": run.plan_stats,
-        "verification": verification(ledger, run, p),
-        "estimate": estimate_summary(run, nodes),
-    }
-    if RunOptions.from_json(run.options).solver.distinct or run.distinct is not None:
-        summary["distinct"] = run.distinct
-    burnside = (run.plan_stats or {}).get("burnside")
-    if burnside:
-        summary["burnside"] = burnside_parts(burnside, rows)
-    return summary
+    return summarise(run, rows, n_solutions_stored, p, verification(ledger, run, p), slowest=slowest)
 
-
-def burnside_parts(plan: dict[str, Any], rows) -> dict[str, Any]:
-    """A Burnside count's sum from its parts so far (``rows``: the done subproblems, with
-    their paths and ``distinct``): the identity's (every solution) and each class's, the
-    solutions one element of it fixes (core/burnside.py)."""
-    sums: dict[int, int] = {}
-    for r in rows:
-        path = path_of(r.path)
-        if path and r.distinct is not None:
-            sums[path[0]] = sums.get(path[0], 0) + int(r.distinct)
-        elif not path:  # counted whole at the root: its parts as planning found them
-            for c, n in (plan.get("root") or {}).items():
-                sums[int(c)] = sums.get(int(c), 0) + int(n)
-    classes = [{"size": 1, "fixed": sums.get(0, 0)}]
-    for c in plan["classes"]:
-        child = c["child"]
-        classes.append({"size": c["size"], "fixed": 0 if child is None else sums.get(child, 0) // c["size"]})
-    return {"order": plan["order"], "classes": classes}
 
 
 #: at most this many stored solutions are read to summarise a run (``show``'s summary)
@@ -202,20 +113,12 @@ def model_summary(ledger: Ledger, run_id: int, s: dict[str, Any]) -> dict[str, A
 
 
 def given_found(ledger: Ledger, run_id: int, s: dict[str, Any], problem: Problem | None = None) -> bool | None:
-    """Whether a finished run found the grid its crossword file was read from (the model's
-    ``given_found``): for a count or ``--all``, whether that grid's path is a solution path
-    of the tree the run searched in full; for ``--first N``, whether it is among the N
-    stored solutions.  None when the problem has no given grid, or the run is not done."""
+    """Whether a finished run found the grid its crossword file was read from
+    (:func:`scheduler.summary.found_in`), its stored solutions read from the ledger."""
     if s["status"] != RunStatus.DONE:
         return None
-    problem = problem or problem_of(ledger, run_id)
-    check = getattr(problem, "given_found", None)
-    if check is None:
-        return None
-    stored = None
-    if Mode(s["mode"]) is Mode.FIRST:  # (a whole tree's run stored every solution, or counted it)
-        stored = (options for _, _, options in iter_solutions(ledger, run_id))
-    return check(stored)
+    return found_in(problem or problem_of(ledger, run_id), s,
+                    lambda: (options for _, _, options in iter_solutions(ledger, run_id)))
 
 
 def run_details(ledger: Ledger, run_id: int) -> dict[str, Any]:

@@ -24,6 +24,18 @@ from .build_line import BuildLine
 
 ENV_PLUGINS = "TILECENSUS_PLUGINS"
 
+#: the module (of this package) that attaches each command to the group, imported only
+#: when that command runs or the commands are listed (``--help``): a command loads what it
+#: uses and no other command's imports (``solve`` no web server, ``runs`` no planner)
+COMMANDS = {
+    "solve": "running", "submit": "running", "resume": "running", "cancel": "running", "watch": "running",
+    "runs": "reading", "show": "reading", "solutions": "reading", "export": "reading", "delete": "reading",
+    "problems": "reading",
+    "estimate": "estimate_verify", "verify": "estimate_verify",
+    "worker": "service", "scheduler": "service", "db": "service",
+    "web": "web",
+}
+
 
 class CLIError(click.ClickException):
     """One line on stderr, exit status 2: ``tilecensus: <message>``, or with ``--json`` one
@@ -62,6 +74,15 @@ class App:
             self._ledgers[self.db_url] = open_ledger(self.db_url, existing=existing)
         return self._ledgers[self.db_url]
 
+    def direct_ledger(self):
+        """The ledger as :class:`~scheduler.sqlite_direct.DirectLedger` — without
+        SQLAlchemy — where it is a SQLite file at the newest schema, else None (then
+        :meth:`ledger`).  A run that its planning counts in full is written there."""
+        from ..env import resolve_url
+        from ..sqlite_direct import DirectLedger
+
+        return DirectLedger.open(resolve_url(self.db_url))
+
     def ledger_url(self) -> str:
         """The URL of the ledger this command uses, without its password, for headers."""
         from ..db import resolve_url, safe_url
@@ -90,7 +111,16 @@ def _usage_line(exc: click.UsageError, ctx: click.Context) -> str:
 
 
 class Group(click.Group):
-    """Turns the known user-facing errors into :class:`CLIError`, as JSON under ``--json``."""
+    """Turns the known user-facing errors into :class:`CLIError`, as JSON under ``--json``;
+    loads a command's module when the command is asked for (:data:`COMMANDS`)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(COMMANDS) | set(self.commands))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in COMMANDS:
+            importlib.import_module(f"{__package__}.{COMMANDS[cmd_name]}")  # it attaches its commands
+        return super().get_command(ctx, cmd_name)
 
     def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None,
                      **extra: Any) -> click.Context:
@@ -123,7 +153,7 @@ class Group(click.Group):
         except (ProblemError, LedgerError, BrokerError) as exc:
             raise CLIError(str(exc), as_json=as_json) from exc
         except _database_errors() as exc:
-            reason = str(exc.orig or exc).strip().splitlines()[0]
+            reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
             raise CLIError(f"the database stopped answering: {reason}", as_json=as_json) from exc
         except KeyboardInterrupt as exc:  # a signal before the command took them over (it was starting)
             click.echo("\ninterrupted", err=True)
@@ -136,10 +166,11 @@ class Group(click.Group):
 
 
 def _database_errors() -> tuple[type[BaseException], ...]:
-    """SQLAlchemy's OperationalError, when SQLAlchemy is loaded: a command that never
-    loaded it cannot have raised one, and ``--help`` should not pay for loading it."""
-    exc = sys.modules.get("sqlalchemy.exc")
-    return (exc.OperationalError,) if exc is not None else ()
+    """SQLAlchemy's OperationalError and sqlite3's (a run written without SQLAlchemy,
+    :mod:`scheduler.sqlite_direct`), where they are loaded: a command that never loaded
+    one cannot have raised it, and ``--help`` should not pay for loading it."""
+    return tuple(module.OperationalError for module in (sys.modules.get("sqlalchemy.exc"), sys.modules.get("sqlite3"))
+                 if module is not None)
 
 
 def _load_plugins() -> None:

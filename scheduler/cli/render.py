@@ -13,6 +13,7 @@ import click
 
 from core.solver_options import Method
 
+from ..phases import phases_line
 from ..run_options import RunOptions
 from ..shapes import run_json
 
@@ -222,6 +223,8 @@ def show_text(s: dict[str, Any], ledger_url: str) -> str:
     lines += _verification_lines(s)
     lines.append(f"timings      created {s['created']}, finished {s['finished'] or '-'}; {s['seconds']:.3f} s wall, "
                  f"{s['cpu_seconds']:.3f} s in workers")
+    if s.get("times"):  # where the solving command's time went (scheduler.phases)
+        lines.append(f"times        {phases_line(s['times'])}")
     t = s["throughput"]
     unit = {"nodes": "nodes", "states, by levels": "states"}.get(node_unit(s), "nodes and states")
     lines.append(f"throughput   {t['nodes_per_second'] or 0:,.0f} {unit}/s, "

@@ -2,6 +2,8 @@
 workers), ``resume``, ``cancel`` and ``watch``."""
 from __future__ import annotations
 
+import contextlib
+import datetime as dt
 import os
 import sys
 import time
@@ -11,8 +13,10 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..interrupts import Interrupted, interruptible, leave_now, release_frames
+from ..phases import Phases
 from ..run_options import DEFAULT_QUEUE, ExecutorKind
 from ..states import RunStatus
+from ..summary import found_in
 from . import listing, render
 from .app import App, CLIError, cli
 from .options import broker_option, db_option, json_option, progress_option, run_options
@@ -24,8 +28,11 @@ _workers_option = click.option("--workers", type=click.IntRange(min=1), default=
                                show_default="CPUs", help="processes in the local pool solving subproblems side by side")
 
 
-def _prepare(app: App, request: RunRequest, workers: int) -> tuple[Any, PreparedRun]:
-    """The ledger (it must answer before any work) and the prepared run.
+def _prepare(app: App, request: RunRequest, workers: int, phases: Phases) -> tuple[Any, Any, PreparedRun]:
+    """The ledger (it must answer before any work) and the prepared run.  The ledger is a
+    :class:`~scheduler.sqlite_direct.DirectLedger` (the first of the two) where it is a
+    SQLite file at the newest schema — a run that its planning counts in full is written
+    there without loading SQLAlchemy — else :meth:`App.ledger` (the second).
 
     Measured and dropped (2026-11-28): opening the ledger in a thread while the run is
     planned, a failing ledger stopping the planning by SIGUSR1.  Importing SQLAlchemy is
@@ -34,8 +41,20 @@ def _prepare(app: App, request: RunRequest, workers: int) -> tuple[Any, Prepared
     pentomino-6x10` process gained nothing measurable (0.54-0.63 s either way, best of 7)."""
     from ..planning import prepare
 
-    ledger = app.ledger()
-    return ledger, prepare(request, workers=workers)
+    with phases.timing("write"):
+        direct = app.direct_ledger()
+        ledger = app.ledger() if direct is None else None
+    try:
+        with phases.timing("plan"):
+            prepared = prepare(request, workers=workers)
+    except BaseException:
+        if direct is not None:
+            direct.close()
+        raise
+    trial = prepared.plan.first
+    if trial is not None:  # the planner's trial was counting
+        phases.move(trial.stats.seconds, "plan", "count")
+    return direct, ledger, prepared
 
 
 @cli.command()
@@ -48,42 +67,86 @@ def _prepare(app: App, request: RunRequest, workers: int) -> tuple[Any, Prepared
 def solve(app: App, request: RunRequest, limit: int | None, show_stats: bool, svg_dir: str | None,
           workers: int) -> None:
     """Solve a problem on this machine (a local process pool) and record the run."""
-    from ..ledger import progress
-    from ..progress import ProgressView
-    from ..runner import run_local
-
+    phases = Phases()  # the command's work starts
     if svg_dir is not None and not request.mode.listing:
         raise click.UsageError("--svg needs --all or --first N")
     shown = app.progress_shown
     request = replace(request, options=replace(request.options, workers=workers),
                       estimate=request.estimate and shown)  # the estimate is for the person watching
-    ledger, run_id = None, None
+    ledger, run_id, recorded = None, None, None
     with interruptible():
         try:
-            ledger, prepared = _prepare(app, request, workers)
-            if svg_dir is not None and not prepared.problem.has_pictures:
-                raise CLIError(f"{prepared.problem.kind} problems have no SVG pictures")
-            if shown:
-                line = render.before_the_run(prepared)
-                if line:
-                    click.echo(line, err=True)
-            run_id = prepared.create(ledger, ExecutorKind.LOCAL).run_id
-            with ProgressView(run_id, enabled=shown) as view:
-                last = [0.0]
-
-                def tick() -> None:
-                    if time.monotonic() - last[0] > 0.3:
-                        last[0] = time.monotonic()
-                        view.update(progress(ledger, run_id))
-
-                if not prepared.done_in_planning:
-                    run_local(ledger, run_id, workers, on_progress=tick if view.enabled else None,
-                              solver=prepared.solver, step_back=True)
-                if view.enabled:
-                    view.update(progress(ledger, run_id))
+            direct, ledger, prepared = _prepare(app, request, workers, phases)
+            with contextlib.closing(direct) if direct is not None else contextlib.nullcontext():
+                if svg_dir is not None and not prepared.problem.has_pictures:
+                    raise CLIError(f"{prepared.problem.kind} problems have no SVG pictures")
+                if shown:
+                    line = render.before_the_run(prepared)
+                    if line:
+                        click.echo(line, err=True)
+                counted = prepared.counted()
+                if direct is not None and counted is not None:  # no pool, no SQLAlchemy, one transaction
+                    with phases.timing("write"):
+                        recorded = direct.record_counted(prepared, ExecutorKind.LOCAL, counted, phases.to_json)
+                    run_id = recorded.run_id
+                else:
+                    if ledger is None:  # a SQLite file at the newest schema answered sqlite3 before
+                        ledger = _open_late(app, prepared, phases)
+                    with phases.timing("write"):
+                        run_id = prepared.create(ledger, ExecutorKind.LOCAL,
+                                                 times=phases.to_json if prepared.done_in_planning else None).run_id
+                    _run_here(ledger, run_id, prepared, workers, phases, shown)
         except Interrupted as exc:
             _interrupted(ledger, run_id, exc)
-    _report(app, ledger, prepared, run_id, show_stats, limit, svg_dir)
+    if recorded is not None:
+        s, solutions = recorded.summary, recorded.solutions
+        rows = [(i, recorded.sub_id, options) for i, options in enumerate(solutions[:limit])] \
+            if prepared.mode.listing else []
+        found = found_in(prepared.problem, s, lambda: iter(solutions))
+    else:
+        from ..queries import given_found, iter_solutions, run_summary
+
+        s = run_summary(ledger, run_id)
+        rows = list(iter_solutions(ledger, run_id, limit=limit)) if prepared.mode.listing else []
+        found = given_found(ledger, run_id, s, prepared.problem)
+    _report(app, s, prepared, rows, found, show_stats, svg_dir)
+
+
+def _open_late(app: App, prepared: PreparedRun, phases: Phases):
+    """The ledger through SQLAlchemy, for a run the pool counts, opened after its planning:
+    the run's seconds count its planning and its count, not this import (as when the
+    ledger was opened first), so its start moves by as long."""
+    opened = time.perf_counter()
+    with phases.timing("write"):
+        ledger = app.ledger()
+    if prepared.started is not None:
+        prepared.started += dt.timedelta(seconds=time.perf_counter() - opened)
+    return ledger
+
+
+def _run_here(ledger, run_id: int, prepared: PreparedRun, workers: int, phases: Phases, shown: bool) -> None:
+    """Unless planning counted it all, solve the run written through SQLAlchemy on the
+    local pool, and keep where the time went."""
+    from ..ledger import progress, record_times
+    from ..progress import ProgressView
+    from ..runner import run_local
+
+    done = prepared.done_in_planning
+    with ProgressView(run_id, enabled=shown) as view:
+        last = [0.0]
+
+        def tick() -> None:
+            if time.monotonic() - last[0] > 0.3:
+                last[0] = time.monotonic()
+                view.update(progress(ledger, run_id))
+
+        if not done:
+            with phases.timing("count"):
+                run_local(ledger, run_id, workers, on_progress=tick if view.enabled else None,
+                          solver=prepared.solver, step_back=True)
+            record_times(ledger, run_id, phases.to_json())
+        if view.enabled:
+            view.update(progress(ledger, run_id))
 
 
 def _interrupted(ledger, run_id: int | None, exc: Interrupted) -> None:
@@ -95,6 +158,8 @@ def _interrupted(ledger, run_id: int | None, exc: Interrupted) -> None:
     release_frames(exc)
     if run_id is None:
         click.echo("\ninterrupted while planning: no run recorded", err=True)
+    elif ledger is None:  # written whole, done, without SQLAlchemy (scheduler.sqlite_direct)
+        click.echo(f"\ninterrupted: run {run_id} is recorded", err=True)
     else:
         interrupt_run(ledger, run_id)
         click.echo(f"\ninterrupted: run {run_id} stopped; go on with `tilecensus resume {run_id}`", err=True)
@@ -103,19 +168,14 @@ def _interrupted(ledger, run_id: int | None, exc: Interrupted) -> None:
     leave_now(exc.exit_status)
 
 
-def _report(app: App, ledger, prepared: PreparedRun, run_id: int, show_stats: bool, limit: int | None,
-            svg_dir: str | None) -> None:
-    """Print a finished local run: its solutions (when listing), headline and statistics."""
-    from ..queries import given_found, iter_solutions, run_summary
-
+def _report(app: App, s: dict[str, Any], prepared: PreparedRun, rows: list[listing.Row], found: bool | None,
+            show_stats: bool, svg_dir: str | None) -> None:
+    """Print a finished local run (its summary ``s``): its solutions (when listing, the
+    ``rows`` read), headline and statistics; ``found``: whether a crossword file's own
+    grid is among its solutions (:func:`scheduler.summary.found_in`)."""
     problem = prepared.problem
-    s = run_summary(ledger, run_id)
-    found = given_found(ledger, run_id, s, problem)
-    rows: list[listing.Row] = []
-    if prepared.mode.listing:
-        rows = list(iter_solutions(ledger, run_id, limit=limit))
     if svg_dir is not None:
-        listing.write_svgs(problem, run_id, rows, svg_dir)
+        listing.write_svgs(problem, s["run_id"], rows, svg_dir)
     if app.as_json:
         data = render.short(s)
         data["stats"] = s["stats"]

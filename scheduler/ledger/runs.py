@@ -9,15 +9,16 @@ from typing import Any, Callable, Sequence
 
 from sqlalchemy import Connection, bindparam, func, insert, select, text, update
 
-from core.burnside import classes_of
 from core.problem import Problem
 from core.search import Stats, Subpath
 
 from ..batches import seconds_per_weight
-from ..codec import fraction_of, fraction_parts, path_text, total_of
+from ..codec import fraction_of, total_of
 from ..db import Ledger
 from ..errors import LedgerError
 from ..models import Run, Subproblem, Verification, utcnow
+from ..rows import classes, counted_rows, run_row, stats_of
+from ..summary import Progress, progress_of
 from ..run_options import ExecutorKind, Mode, RunOptions
 from ..states import OPEN, RunStatus, SubproblemState
 from ..work import Outcome
@@ -58,6 +59,7 @@ def create_run(
     first: Callable[[int, int], Outcome] | None = None,
     queued: bool = False,
     modulus: int | None = None,
+    times: Callable[[], dict[str, float]] | None = None,
 ) -> CreatedRun:
     """The run row and one pending row per subproblem, in one transaction; ``started``:
     when its planning began (its ``created_at``, so its seconds count the planning).
@@ -67,23 +69,20 @@ def create_run(
     next, so a Celery run's start costs no query to find them and none to stamp them;
     should it die first, the scheduler sends them once they are its grace period old).
     ``modulus``: the run's total is the sum of its counts modulo this (a count by levels
-    in groups of moduli: core/level_shares.py)."""
-    if sum((s.weight for s in frontier), Fraction(0)) != 1:
-        raise ValueError("the planned subproblems' weights do not add up to 1")
+    in groups of moduli: core/level_shares.py).  ``times``: for a run that planning
+    counted in full, where the command's time went (:mod:`scheduler.phases`), asked for
+    last in the transaction and kept in the run's plan statistics."""
     if first is not None and len(frontier) != 1:
         raise ValueError("a result found while planning is the result of the one planned subproblem")
     sampling = V.sampling_of(verify_fraction, options.verify_seed)
-    row = dict(
-        name=str(problem.name), kind=problem.kind, spec=problem.spec, spec_hash=problem.spec_hash,
-        mode=str(mode), options=options.to_json(), executor=str(executor), status=RunStatus.RUNNING,
-        n_planned=len(frontier), plan_stats=plan_stats, created_at=started or utcnow(),
-        verify_fraction=verify_fraction, estimated_nodes=estimated_nodes, modulus=modulus,
-    )
+    row = run_row(problem=problem, mode=mode, options=options, executor=executor, frontier=frontier,
+                  plan_stats=plan_stats, verify_fraction=verify_fraction, estimated_nodes=estimated_nodes,
+                  started=started, modulus=modulus)
     with ledger.engine.begin() as conn:
         if first is not None and sampling is None:
             outcome = first(0, 0)
             if not outcome.frontier:  # planning counted everything: the run is written closed
-                return CreatedRun(_insert_counted(conn, row, outcome))
+                return CreatedRun(_insert_counted(conn, row, outcome, times))
         run_id = conn.execute(_INSERT_RUN, row).scalar_one()
         now = utcnow() if queued else None
         ids = insert_subproblems(conn, subproblem_rows(run_id, frontier, None, None if first is not None else now))
@@ -94,39 +93,38 @@ def create_run(
         return CreatedRun(run_id, children or [], [s.weight for s in outcome.frontier])
 
 
-def _insert_counted(conn: Connection, row: dict[str, Any], outcome: Outcome) -> int:
+def _insert_counted(conn: Connection, row: dict[str, Any], outcome: Outcome,
+                    times: Callable[[], dict[str, float]] | None) -> int:
     """A run that planning counted in full: the run row closed with its totals, the root
-    subproblem done with the result, its solutions — three statements, the transaction of
-    :func:`record` and :func:`close_run` in one."""
-    now = utcnow()
-    weight = outcome.weight_done
-    if row["mode"] != Mode.FIRST and weight != 1:
-        raise ValueError(f"a complete count's weight is {weight}, not 1")
-    stats = _stats_of(outcome.stats)
-    run_id = conn.execute(_INSERT_RUN, dict(
-        row, status=RunStatus.DONE, solutions=outcome.count, nodes=outcome.nodes,
-        distinct=None if outcome.distinct is None else classes(outcome.distinct, row["options"]),
-        stats=stats.to_json(), cpu_seconds=outcome.seconds, finished_at=now,
-        seconds=(now - row["created_at"]).total_seconds(),
-    )).scalar_one()
-    num, den, approx = fraction_parts(weight)
-    sub_id = conn.execute(_INSERT_DONE, dict(
-        run_id=run_id, path=path_text(()), depth=0, weight_num="1", weight_den="1", weight_f=1.0,
-        state=SubproblemState.DONE, attempts=1, count=outcome.count, distinct=outcome.distinct,
-        nodes=outcome.nodes, seconds=outcome.seconds, stats=outcome.stats, done_num=num, done_den=den,
-        done_f=approx, stopped_by=outcome.stopped_by, n_donated=0, worker=outcome.worker, finished_at=now,
-    )).scalar_one()
+    subproblem done with the result, its solutions (:func:`scheduler.rows.counted_rows`)
+    — the transaction of :func:`record` and :func:`close_run` in one; last, ``times``."""
+    run, root = counted_rows(row, outcome)
+    run_id = conn.execute(_INSERT_RUN, run).scalar_one()
+    sub_id = conn.execute(_INSERT_DONE, dict(root, run_id=run_id)).scalar_one()
     insert_solutions(conn, run_id, sub_id, outcome.solutions or [])
+    if times is not None:
+        _add_plan_stats(conn, run_id, {"times": times()})
     return run_id
+
+
+def record_times(ledger: Ledger, run_id: int, times: dict[str, float]) -> None:
+    """Keep where the command's time went (:mod:`scheduler.phases`) in the run's plan
+    statistics, once a run the pool counted is closed."""
+    with ledger.engine.begin() as conn:
+        _add_plan_stats(conn, run_id, {"times": times})
+
+
+def _add_plan_stats(conn: Connection, run_id: int, added: dict[str, Any], **values: Any) -> None:
+    """Add ``added`` to a run's plan statistics (and set the other columns ``values``)."""
+    stats = conn.execute(select(RUN.c.plan_stats).where(RUN.c.id == run_id)).scalar_one()
+    conn.execute(update(RUN).where(RUN.c.id == run_id).values(plan_stats={**(stats or {}), **added}, **values))
 
 
 def record_estimate(ledger: Ledger, run_id: int, estimate: dict[str, Any], nodes: int) -> None:
     """Add an estimate made after the run was written (``submit`` samples once its
     subproblems are queued) to the run's plan statistics, and its node count for the ETA."""
     with ledger.engine.begin() as conn:
-        stats = conn.execute(select(RUN.c.plan_stats).where(RUN.c.id == run_id)).scalar_one()
-        conn.execute(update(RUN).where(RUN.c.id == run_id)
-                     .values(plan_stats={**(stats or {}), "estimate": estimate}, estimated_nodes=nodes))
+        _add_plan_stats(conn, run_id, {"estimate": estimate}, estimated_nodes=nodes)
 
 
 def get_run(ledger: Ledger, run_id: int) -> Run:
@@ -249,7 +247,7 @@ def _close(conn: Connection, run_id: int) -> bool:
         cpu += secs or 0.0
         weight += fraction_of(dn, dd)
         if st:
-            stats.add(_stats_of(st))
+            stats.add(stats_of(st))
     total = total_of(counts, run.modulus)
     now = utcnow()
     limited = run.mode == Mode.FIRST
@@ -275,26 +273,6 @@ def _close(conn: Connection, run_id: int) -> bool:
         )
     )
     return r.rowcount == 1
-
-
-def classes(distinct: int | str, options: dict[str, Any] | None) -> int:
-    """A run's distinct count from the sum of its parts': the sum itself, or, where the
-    run counts its classes by Burnside's lemma (``options["burnside"]``, the group's
-    order), the sum over the order (:func:`core.burnside.classes_of`)."""
-    order = int((options or {}).get("burnside") or 0)
-    return classes_of(int(distinct), order) if order else int(distinct)
-
-
-def _stats_of(data: dict[str, Any]) -> Stats:
-    return Stats(
-        nodes=int(data.get("nodes", 0)),
-        leaves=int(data.get("leaves", 0)),
-        solutions=int(data.get("solutions", 0)),
-        updates=int(data.get("updates", 0)),
-        seconds=float(data.get("seconds", 0.0)),
-        nodes_per_depth=list(data.get("nodes_per_depth", [])),
-        by_levels=int(data.get("by_levels", 0)),
-    )
 
 
 def fail_run(ledger: Ledger, run_id: int, error: str) -> None:
@@ -381,29 +359,6 @@ def revive_run(ledger: Ledger, run_id: int) -> Run:
         return run
 
 
-@dataclass
-class Progress:
-    """A run's progress as the ledger sees it now."""
-
-    run_id: int
-    status: str
-    weight_done: float
-    solutions: int
-    nodes: int
-    states: dict[str, int] = field(default_factory=dict)
-    elapsed: float = 0.0
-    #: verifications (``--verify``): states, mismatches, nodes (done), open_nodes
-    verifications: dict[str, int] = field(default_factory=dict)
-    verify_fraction: float | None = None
-    estimated_nodes: int | None = None
-    #: a count by levels: the seconds its probe projected for the count (plan statistics)
-    projected_seconds: float | None = None
-
-    @property
-    def subproblems(self) -> int:
-        return sum(self.states.values())
-
-
 #: SQLite's SUM adds integers in 64 bits (an error past 2^63) and CAST turns longer
 #: decimals into floats: it sums the counts only while they cannot pass this together
 _SQLITE_EXACT_SUM = 2**63 - 1
@@ -440,22 +395,7 @@ def progress(ledger: Ledger, run_id: int) -> Progress:
             )
         ).one()
         # the counts of a run in residues make its total only once all are in
-        solutions = _done_solutions(session, run_id) if run.modulus is None else 0
-        gone = _owner_gone(session, run)
-        end = run.finished_at or gone or utcnow()
-        if run.status == RunStatus.DONE:
-            done_f, solutions, nodes = 1.0 if run.mode != Mode.FIRST else done_f, run.solutions, run.nodes
-        verifications = V.verification_counts(session, run_id) if run.verify_fraction else {}
-        return Progress(
-            run_id=run_id,
-            status=RunStatus.INTERRUPTED if gone is not None else run.status,
-            weight_done=float(done_f or 0.0),
-            solutions=int(solutions or 0),
-            nodes=int(nodes or 0),
-            states=states,
-            elapsed=(end - run.created_at).total_seconds(),
-            verifications=verifications,
-            verify_fraction=run.verify_fraction,
-            estimated_nodes=run.estimated_nodes,
-            projected_seconds=((run.plan_stats or {}).get("levels") or {}).get("seconds"),
-        )
+        solutions = _done_solutions(session, run_id) if run.modulus is None and run.status != RunStatus.DONE else 0
+        return progress_of(run, states=states, done_f=done_f, solutions=solutions, nodes=nodes,
+                           gone=_owner_gone(session, run),
+                           verifications=V.verification_counts(session, run_id) if run.verify_fraction else None)

@@ -1,10 +1,15 @@
 """A fast start: what the command line imports, and opening a ledger without Alembic
-when its schema is already at the head (issue 21, point 4).  Times are measured in
+when its schema is already at the head (issue 21, point 4); each command loading only its
+own module, ``--help`` printed without click (issue 43, part 2).  Times are measured in
 bench/bench_start.py, not here."""
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+
+from scheduler.cli import app as cli_app
+from scheduler.cli import help_text
 
 from scheduler.db import close_ledger, open_ledger
 from scheduler.migrate import current_revision
@@ -33,6 +38,46 @@ def test_help_loads_nothing_heavy():
     assert loaded_after(code) == []
 
 
+def _help_run(columns: str) -> tuple[str, bool]:
+    """``tilecensus --help`` as the console script runs it, with ``$COLUMNS``: what it
+    prints, and whether click was imported."""
+    code = ("import sys\nsys.argv = ['tilecensus', '--help']\nfrom scheduler.cli import main\n"
+            "try:\n    main()\nexcept SystemExit as exc:\n    assert not exc.code\n"
+            "print('click loaded:', 'click' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={**os.environ, "COLUMNS": columns}).stdout
+    text, _, last = out.rstrip("\n").rpartition("\n")
+    return text + "\n", last == "click loaded: True"
+
+
+def test_the_stored_help_is_what_click_prints():
+    with open(help_text.HELP_FILE, encoding="utf-8") as f:
+        stored = f.read()
+    assert stored == help_text.rendered(), "the commands' help changed: python -m scheduler.cli.help_text writes it"
+
+
+def test_help_on_a_wide_terminal_is_printed_without_click():
+    printed, click_loaded = _help_run("120")
+    assert not click_loaded
+    assert printed == help_text.rendered()
+
+
+def test_help_on_a_narrow_terminal_is_clicks():
+    printed, click_loaded = _help_run("60")
+    assert click_loaded
+    assert "Usage: tilecensus [OPTIONS] COMMAND [ARGS]..." in printed
+    assert printed != help_text.rendered()  # wrapped at 58 columns
+    assert max(len(line) for line in printed.splitlines()) <= 58
+
+
+def test_the_command_table_names_each_commands_module():
+    for module in set(cli_app.COMMANDS.values()):
+        __import__(f"scheduler.cli.{module}")
+    assert set(cli_app.cli.commands) == set(cli_app.COMMANDS)
+    for name, command in cli_app.cli.commands.items():
+        assert command.callback.__module__ == f"scheduler.cli.{cli_app.COMMANDS[name]}", name
+
+
 def test_solve_does_not_load_celery(sqlite_url):
     code = (f"from scheduler.cli import cli\n"
             f"try:\n    cli(['solve', 'dominoes-2x3', '--db', {sqlite_url!r}, '--no-progress'], prog_name='tilecensus')\n"
@@ -41,6 +86,17 @@ def test_solve_does_not_load_celery(sqlite_url):
     assert "sqlalchemy" in loaded  # it did open the ledger
     assert "celery" not in loaded and "kombu" not in loaded and "rich" not in loaded
     assert not {"puz", "ipuz", "xdformat"} & set(loaded)  # the crossword file libraries: for those files
+
+
+def test_a_command_loads_its_own_module_only():
+    code = ("from scheduler.cli import cli\n"
+            "try:\n    cli(['problems'], prog_name='tilecensus')\nexcept SystemExit as exc:\n    assert not exc.code\n"
+            "import sys\nprint('modules:', *sorted(m for m in sys.modules if m.startswith('scheduler.cli.')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    loaded = set(out.splitlines()[-1].split()[1:])
+    assert "scheduler.cli.reading" in loaded
+    assert not {"scheduler.cli.running", "scheduler.cli.service", "scheduler.cli.web",
+                "scheduler.cli.estimate_verify"} & loaded
 
 
 def test_the_head_read_from_the_files_is_alembics():
