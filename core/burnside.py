@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable, Sequence
 
-from .distinct import DistinctSolver, _Child, tree_shares
+from .distinct import Child, DistinctSolver, tree_shares
 from .exact_cover import ExactCover
 from .search import COUNT, SolveRequest, SolveResult, Solver, Stats
 
@@ -218,8 +218,8 @@ class BurnsideSolver(DistinctSolver):
         #: the classes counted, as child 1.. of the root (those that fix nothing left out)
         self.fixed = list(fixed)
         self.counted = [f for f in self.fixed if f.cover is not None]
-        self.children = [_Child(whole, (), "count", (1, 1))]
-        self.children += [_Child(make_solver(f.cover), (), "count", (0, f.size)) for f in self.counted]
+        self.children = [Child(whole, (), "count", (1, 1))]
+        self.children += [Child(make_solver(f.cover), (), "count", (0, f.size)) for f in self.counted]
         self.root_sums: dict[int, int] = {}
         self.shares = [Fraction(1)]
         if self.counted:  # the folds' trees are small: a share of the weight among them by their sizes

@@ -60,7 +60,9 @@ def tree_shares(solvers: Sequence[Solver]) -> list[Fraction]:
 
 
 @dataclass
-class _Child:
+class Child:
+    """One child of the virtual root: its solver, and how its solutions weigh."""
+
     solver: Solver
     #: inner option id -> full option id
     to_full: tuple[int, ...]
@@ -98,12 +100,12 @@ class DistinctSolver(Solver):
         self.perms = list(perms)
         self.order = len(self.perms)
         self.batch = batch
-        self.children: list[_Child] = []
+        self.children: list[Child] = []
         self.piece: int | None = None
         everything = tuple(range(ec.n_options))
         self.shares = [Fraction(1)]
         if self.order == 1:
-            self.children.append(_Child(make_solver(ec), everything, "count", (1, 1)))
+            self.children.append(Child(make_solver(ec), everything, "count", (1, 1)))
             return
         best = None
         for kind, opts in sorted(piece_options.items()):
@@ -115,7 +117,7 @@ class DistinctSolver(Solver):
             if best is None or key < best[0]:
                 best = (key, kind, opts, orb)
         if best is None:
-            self.children.append(_Child(make_solver(ec), everything, "enum", group=self.perms))
+            self.children.append(Child(make_solver(ec), everything, "enum", group=self.perms))
             return
         _, kind, opts, orb = best
         self.piece = kind
@@ -124,15 +126,15 @@ class DistinctSolver(Solver):
         trivial = [x for x, stab in orb if len(stab) == 1]
         special = [(x, stab) for x, stab in orb if len(stab) > 1]
         keep0 = sorted(others + trivial)
-        self.children.append(_Child(make_solver(restrict(ec, keep0)), tuple(keep0), "count", (self.order, 1)))
+        self.children.append(Child(make_solver(restrict(ec, keep0)), tuple(keep0), "count", (self.order, 1)))
         if special:
             keep1 = sorted(others + [x for x, _ in special])
             reps = {x: (self.order // len(stab), [self.perms[i] for i in stab]) for x, stab in special}
-            self.children.append(_Child(make_solver(restrict(ec, keep1)), tuple(keep1), "enum", reps=reps))
+            self.children.append(Child(make_solver(restrict(ec, keep1)), tuple(keep1), "enum", reps=reps))
         self.shares = tree_shares([child.solver for child in self.children])
 
     # ------------------------------------------------------------------ weighing
-    def _weigh(self, child: _Child, full: Sequence[int]) -> tuple[int, int]:
+    def _weigh(self, child: Child, full: Sequence[int]) -> tuple[int, int]:
         """(total, distinct) weight of one solution of an enumerated child."""
         if child.mode == "count":
             return child.weights
