@@ -201,14 +201,7 @@ def solver_for(problem: Searchable, options: SolverOptions = SolverOptions()) ->
     hints = problem.search_hints()
     make = engine.cover_solver
     if options.burnside:
-        fixed = fixed_points(problem)
-        order = 0 if isinstance(fixed, str) else order_of(fixed)
-        if order != options.burnside:
-            raise ProblemError(f"{problem.name}: the run counts its classes by Burnside's lemma over "
-                               f"{options.burnside} symmetries, and the problem has {order}"
-                               + (f" ({fixed})" if isinstance(fixed, str) else ""))
-        whole = solver_for(problem, replace(options, distinct=False, burnside=0))
-        return burnside_solver(problem, whole, options)
+        return burnside_solver(problem, solver_for(problem, replace(options, distinct=False, burnside=0)), options)
     return DistinctSolver(_cover_of(problem), group.permutations, group.single_pieces,
                           lambda ec: make(ec, hints, options))
 
@@ -216,12 +209,17 @@ def solver_for(problem: Searchable, options: SolverOptions = SolverOptions()) ->
 def burnside_solver(problem: Searchable, whole: Solver, options: SolverOptions) -> BurnsideSolver:
     """The count of ``problem``'s classes by Burnside's lemma, around ``whole``, the
     solver of its total (as :func:`choose_method` settled it: by orbits, by levels...);
-    the folded covers searched by the same engine."""
+    the folded covers searched by the same engine.  ``options.burnside`` is the group
+    order the run's parts sum over: a problem that folds otherwise is refused."""
     fixed = fixed_points(problem)
-    assert not isinstance(fixed, str)  # burnside_order said it folds
+    order = 0 if isinstance(fixed, str) else order_of(fixed)
+    if order != options.burnside:
+        raise ProblemError(f"{problem.name}: the run counts its classes by Burnside's lemma over "
+                           f"{options.burnside} symmetries, and the problem has {order}"
+                           + (f" ({fixed})" if isinstance(fixed, str) else ""))
     make = engine_for(problem, options).cover_solver
     folded = replace(options, distinct=False, burnside=0, symmetry=False, method=Method.SEARCH, level_plan=None)
-    return BurnsideSolver(whole, order_of(fixed), fixed, lambda ec: make(ec, SearchHints(), folded))
+    return BurnsideSolver(whole, order, fixed, lambda ec: make(ec, SearchHints(), folded))
 
 
 def fixed_points(problem: Searchable) -> list[FixedPoints] | str:

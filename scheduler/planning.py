@@ -330,8 +330,8 @@ def prepare(request: RunRequest, *, workers: int, trial: bool = True, defer_esti
     by_orbits = isinstance(solver, OrbitCounter)
     settled = replace(settled, symmetry=by_orbits)  # what the run does, where the model has no group too
     if burnside:
-        solver = burnside_solver(problem, solver, settled)
         settled = replace(settled, distinct=True, burnside=burnside)
+        solver = burnside_solver(problem, solver, settled)
         choice = replace(choice, solver=solver, trial=solver.lifted(choice.trial), partial=solver.lifted(choice.partial))
     options = replace(options, solver=settled, method_reason=choice.reason if options.solver.method is Method.AUTO
                       else None)
