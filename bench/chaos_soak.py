@@ -619,10 +619,12 @@ class Soak:
             r = self.c.cli("show", str(run_id), "--json")
             show = json.loads(r.stdout) if r.returncode == 0 else {}
             states = show.get("subproblem_states", {})
+            leases = self.ledger("SELECT max(attempts), sum(deaths) FROM subproblems WHERE run_id = %s", (run_id,))
+            most, deaths = leases[0] if leases else (None, None)
             out.append({"run": run_id, "board": board.name, "status": show.get("status"),
                         "solutions": show.get("solutions"), "expected": board.count,
                         "subproblems": show.get("subproblems"), "retried": states.get("retried"),
-                        "seconds": show.get("seconds")})
+                        "most_leases": most, "deaths": deaths, "seconds": show.get("seconds")})
         return out
 
     def checks(self, stuck: list[str]) -> list[dict]:
@@ -703,7 +705,8 @@ def print_summary(result: dict) -> None:
           ", ".join(f"{k} {v}" for k, v in result["faults"].items()))
     for r in result["runs"]:
         print(f"run {r['run']} {r['board']}: {r['status']}, {r['solutions']:,} solutions (Kasteleyn "
-              f"{r['expected']:,}), {r['subproblems']} subproblems, {r['retried']} retried, "
+              f"{r['expected']:,}), {r['subproblems']} subproblems, {r['retried']} leased more than once "
+              f"(one {r['most_leases']} times), {r['deaths']} pool deaths under a lease taken over, "
               f"{r['seconds'] or 0:.0f} s" if r["solutions"] is not None else f"run {r['run']} {r['board']}: {r}")
     print(f"ledger unreachable at {result['ledger_unreachable_polls']} of the soak's looks; "
           f"submit retried {result['submit_retries']} times; started again after exiting at start while "
