@@ -197,8 +197,8 @@ class Cluster:
         self.db_url = f"postgresql://postgres@127.0.0.1:{self.pg_port}/chaos"
         self.broker = f"redis://127.0.0.1:{self.redis_port}/0"
         self.queue = f"chaos-{tag}"
-        self.pg_uid = pwd.getpwnam("postgres").pw_uid if os.geteuid() == 0 else None
         self._n = 0
+        self.pg_uid: int | None = None
 
     def say(self, text: str) -> None:
         if self.verbose:
@@ -231,6 +231,7 @@ class Cluster:
     def init_pg(self) -> None:
         data = self.dir / "pg"
         data.mkdir()
+        self.pg_uid = pwd.getpwnam("postgres").pw_uid if os.geteuid() == 0 else None  # initdb refuses root
         if self.pg_uid is not None:
             os.chown(data, self.pg_uid, -1)
         r = subprocess.run([self.bins["initdb"], "-D", str(data), "-U", "postgres", "--auth=trust", "-E", "UTF8",
@@ -532,6 +533,7 @@ class Soak:
     def run(self) -> dict:
         c, args = self.c, self.args
         started = time.monotonic()
+        c.say(f"tag {c.tag}, logs in {c.dir}")
         c.start_redis()
         c.init_pg()
         r = c.cli("db", "upgrade")
@@ -746,16 +748,19 @@ def main(argv: list[str] | None = None) -> int:
     workdir = Path(tempfile.mkdtemp(prefix="chaos-soak-"))
     os.chmod(workdir, 0o755)  # the postgres user reaches its data folder inside
     cluster = Cluster(workdir, bins, secrets.token_hex(6), verbose=not args.quiet)
-    result = None
     try:
-        result = Soak(args, cluster).run()
-    finally:
-        cluster.teardown()
-        if args.keep:
-            args.keep.mkdir(parents=True, exist_ok=True)
-            for log in workdir.glob("*.log"):
-                shutil.copy(log, args.keep / log.name)
-        shutil.rmtree(workdir)
+        try:
+            result = Soak(args, cluster).run()
+        finally:
+            cluster.teardown()
+            if args.keep:
+                args.keep.mkdir(parents=True, exist_ok=True)
+                for log in workdir.glob("*.log"):
+                    shutil.copy(log, args.keep / log.name)
+            shutil.rmtree(workdir)
+    except KeyboardInterrupt:
+        print("chaos soak: interrupted; every process it started is stopped", file=sys.stderr)
+        return 130
     print_summary(result)
     if args.json:
         print(json.dumps(result))
