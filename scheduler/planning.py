@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from core.engines import Method, burnside_order, burnside_solver, choose_method, engine_for, solver_for
 from core.errors import ProblemError
-from core.estimate import Band, CannotEstimate, Estimate, estimate
 from core.level_projection import Projection
 from core.library import load
 from core.problem import Problem
@@ -37,6 +36,7 @@ from .run_options import DEFAULT_BUDGET, LEVELS_LEASE, ExecutorKind, Mode, RunOp
 from .work import outcome_of, request_for
 
 if TYPE_CHECKING:
+    from core.estimate import Estimate
     from .db import Ledger
     from .ledger import CreatedRun
     from .work import Outcome
@@ -156,6 +156,8 @@ def estimate_after(solver: Solver, trial: SolveResult, *, seconds: float = ESTIM
     """The run's size after a timed search from the root (``trial``): exact when that
     search finished (``samples == 0``), else Knuth's estimator over random paths for at
     most ``seconds``, at the trial's node rate (no second timing search)."""
+    from core.estimate import Band, Estimate, estimate  # a run asked to be sized only (about 4 ms)
+
     rate = trial.stats.nodes / max(trial.stats.seconds, 1e-9)
     if trial.stopped_by is None and not trial.frontier:
         n, c, t = float(trial.stats.nodes), float(trial.count), float(trial.stats.seconds)
@@ -252,6 +254,8 @@ class PreparedRun:
         """The run's size: after the planning trial when there was one (the trial is the
         timing search; exact when it finished), else :func:`quick_estimate`.  None, with
         :attr:`estimate_refusal` saying why, where random paths cannot size the tree."""
+        from core.estimate import CannotEstimate
+
         trial = self.plan.first
         try:
             if trial is not None and self.plan.depth == 0 and self.mode is not Mode.FIRST:
