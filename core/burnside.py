@@ -209,7 +209,12 @@ class BurnsideSolver(DistinctSolver):
     add up (see the module text); :meth:`classes` divides.  Counts only."""
 
     def __init__(self, whole: Solver, order: int, fixed: Sequence[FixedPoints],
-                 make_solver: Callable[[ExactCover], Solver]):
+                 make_solver: Callable[[int, ExactCover], Solver], searched: bool = True):
+        """``make_solver(k, cover)``: the solver of the ``k``-th folded cover counted;
+        ``searched``: every one searches a tree (then the folds' share of the weight is
+        shared by their trees' estimated sizes, else evenly: random paths size no count
+        by levels, and on a board's half they took seconds — the 16x16 domino board's
+        three folds 2.2 s)."""
         self.ec = None
         self.perms = []
         self.order = order
@@ -219,11 +224,12 @@ class BurnsideSolver(DistinctSolver):
         self.fixed = list(fixed)
         self.counted = [f for f in self.fixed if f.cover is not None]
         self.children = [Child(whole, (), "count", (1, 1))]
-        self.children += [Child(make_solver(f.cover), (), "count", (0, f.size)) for f in self.counted]
+        self.children += [Child(make_solver(k, f.cover), (), "count", (0, f.size)) for k, f in enumerate(self.counted)]
         self.root_sums: dict[int, int] = {}
         self.shares = [Fraction(1)]
         if self.counted:  # the folds' trees are small: a share of the weight among them by their sizes
-            folds = [FOLDS_SHARE * share for share in tree_shares([child.solver for child in self.children[1:]])]
+            folds = ([FOLDS_SHARE * share for share in tree_shares([child.solver for child in self.children[1:]])]
+                     if searched else [FOLDS_SHARE / len(self.counted)] * len(self.counted))
             self.shares = [1 - sum(folds, Fraction(0))] + folds
 
     @property

@@ -22,7 +22,8 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Callable
 
-from core.engines import Method, burnside_order, burnside_solver, choose_method, engine_for, solver_for
+from core.engines import (Method, burnside_order, burnside_solver, choose_method, engine_for, fold_methods,
+                          solver_for)
 from core.errors import ProblemError
 from core.level_projection import Projection
 from core.library import load
@@ -334,7 +335,9 @@ def prepare(request: RunRequest, *, workers: int, trial: bool = True, defer_esti
     by_orbits = isinstance(solver, OrbitCounter)
     settled = replace(settled, symmetry=by_orbits)  # what the run does, where the model has no group too
     if burnside:
-        settled = replace(settled, distinct=True, burnside=burnside)
+        settled = replace(settled, distinct=True, burnside=burnside,
+                          fold_methods=fold_methods(problem, asked, workers=workers, cluster=cluster, hosts=hosts,
+                                                    memory=options.memory))
         solver = burnside_solver(problem, solver, settled)
         choice = replace(choice, solver=solver, trial=solver.lifted(choice.trial), partial=solver.lifted(choice.partial))
     options = replace(options, solver=settled, method_reason=choice.reason if options.solver.method is Method.AUTO
