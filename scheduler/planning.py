@@ -336,7 +336,7 @@ def prepare(request: RunRequest, *, workers: int, trial: bool = True, defer_esti
     settled = replace(settled, symmetry=by_orbits)  # what the run does, where the model has no group too
     if burnside:
         settled = replace(settled, distinct=True, burnside=burnside,
-                          fold_methods=fold_methods(problem, asked, workers=workers, cluster=cluster, hosts=hosts,
+                          fold_methods=fold_methods(problem, asked, cluster=cluster, hosts=hosts,
                                                     memory=options.memory))
         solver = burnside_solver(problem, solver, settled)
         choice = replace(choice, solver=solver, trial=solver.lifted(choice.trial), partial=solver.lifted(choice.partial))

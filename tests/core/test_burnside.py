@@ -221,7 +221,7 @@ def test_folds_a_search_would_not_finish_are_counted_by_levels():
     published) and the 10x10 (searched in a second or two)."""
     for name, total, classes in [("dominoes-8x8", 12_988_816, 1_629_189), ("dominoes-10x10", 258_584_046_368, None)]:
         p = load(name)
-        chosen = fold_methods(p, SolverOptions(distinct=True, method=Method.AUTO), workers=2)
+        chosen = fold_methods(p, SolverOptions(distinct=True, method=Method.AUTO))
         assert len(chosen) == sum(1 for f in fixed_points(p) if f.cover is not None)
         searched = burnside(p).solve()
         for folds in [*BY_LEVELS, None]:
@@ -232,7 +232,7 @@ def test_folds_a_search_would_not_finish_are_counted_by_levels():
             assert (result.count, result.distinct) == (searched.count, searched.distinct)
         assert searched.count == total and (classes is None or searched.distinct == 8 * classes)
     big = load("dominoes-16x16")
-    chosen = fold_methods(big, SolverOptions(distinct=True, method=Method.AUTO), workers=2)
+    chosen = fold_methods(big, SolverOptions(distinct=True, method=Method.AUTO))
     half_turn = next(k for k, f in enumerate(f for f in fixed_points(big) if f.cover is not None) if f.size == 1)
     assert chosen[half_turn].method is Method.LEVELS
     asked_search = fold_methods(big, SolverOptions(distinct=True, method=Method.SEARCH))
