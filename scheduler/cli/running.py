@@ -129,7 +129,7 @@ def _run_here(ledger, run_id: int, prepared: PreparedRun, workers: int, phases: 
     local pool, and keep where the time went."""
     from ..ledger import progress, record_times
     from ..progress import ProgressView
-    from ..runner import run_local
+    from ..local_pool import run_local
 
     done = prepared.done_in_planning
     with ProgressView(run_id, enabled=shown) as view:
@@ -205,7 +205,8 @@ def submit(app: App, request: RunRequest, queue: str | None, wait: bool) -> None
     from ..ledger import close_run
     from ..planning import prepare
     from ..queries import run_summary
-    from ..runner import CeleryExecutor, pulls_from_ledger
+    from ..celery_executor import CeleryExecutor
+    from ..pulling import pulls_from_ledger
 
     executor = CeleryExecutor(app.broker_url)
     queue_name = queue or DEFAULT_QUEUE
@@ -298,8 +299,8 @@ def follow(app: App, ledger, run_id: int, executor=None, interval: float = 1.0, 
     1 unless it is done.  Without a progress bar each round asks only the run's status
     (waiting costs well under 2% of a core)."""
     from ..queries import run_summary
-    from ..runner import follow as poll
-    from ..runner import tick
+    from ..scheduler_round import tick
+    from ..waiting import follow as poll
 
     each = None
     if executor is not None:
@@ -348,7 +349,8 @@ def resume(app: App, run_id: int, workers: int, executor: str | None) -> None:
     from ..ledger import progress, revive_run
     from ..models import Run
     from ..progress import ProgressView
-    from ..runner import CeleryExecutor, run_local
+    from ..celery_executor import CeleryExecutor
+    from ..local_pool import run_local
 
     ledger = app.ledger(existing=True)
     run = revive_run(ledger, run_id)

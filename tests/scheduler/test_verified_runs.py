@@ -11,10 +11,10 @@ from sqlalchemy import select
 from tc_helpers import make_run
 from scheduler.ledger import verifications as C
 from scheduler import ledger as L
-from scheduler import runner
+from scheduler import celery_messages, local_pool
 from scheduler.db import open_ledger
 from scheduler.models import Subproblem, Verification
-from scheduler.runner import execute_one
+from scheduler.celery_messages import execute_one
 from scheduler.verification import execute_verification
 from scheduler.run_options import Mode, RunOptions
 from scheduler.work import build_solver, solve_task, worker_name
@@ -37,9 +37,10 @@ def complete_subproblems(ledger, run_id: int) -> set[int]:
 
 
 def corrupt(monkeypatch, path: tuple[int, ...]) -> None:
-    """A faulty worker: whichever pool process solves ``path`` records one solution too many
-    (the pool forks from this process, so it inherits the patch; verifiers do not use it)."""
-    real = runner.solve_task
+    """A faulty worker: whichever pool process or Celery message solves ``path`` records one
+    solution too many (the pool forks from this process, so it inherits the patch;
+    verifiers do not use it)."""
+    real = celery_messages.solve_task
 
     def faulty(solver, task, mode, options):
         outcome = real(solver, task, mode, options)
@@ -47,7 +48,8 @@ def corrupt(monkeypatch, path: tuple[int, ...]) -> None:
             outcome.count += 1
         return outcome
 
-    monkeypatch.setattr(runner, "solve_task", faulty)
+    monkeypatch.setattr(celery_messages, "solve_task", faulty)
+    monkeypatch.setattr(local_pool, "solve_task", faulty)
 
 
 # ----------------------------------------------------------------------------- sampling
