@@ -6,6 +6,7 @@ quick (:mod:`scheduler.batches`), and asks the broker about the workers serving 
 """
 from __future__ import annotations
 
+import logging
 from fractions import Fraction
 from typing import Sequence
 
@@ -14,9 +15,11 @@ from .celery_config import SOLVE_TASK_NAME, VERIFY_TASK_NAME, checked_broker_url
 from .db import Ledger, safe_url
 from .errors import BrokerError
 from .ledger import mark_queued
+from .ledger.ends import REDIS_CHANNEL
 from .ledger import verifications as V
 from .work_requests import WorkRequests
 
+_log = logging.getLogger(__name__)
 
 class CeleryExecutor:
     """Sends subproblems to a Celery queue (Redis) by task name; no import of ``worker``."""
@@ -78,6 +81,21 @@ class CeleryExecutor:
             return workforce_hosts(requests.redis, queue) or 1
         except redis.RedisError as exc:
             raise self._unreachable(exc) from exc
+
+    def announce_end(self, run_id: int) -> None:
+        """Publish that run ``run_id`` ended (closed or failed here) on the broker's channel
+        :data:`~scheduler.ledger.ends.REDIS_CHANNEL`, for a waiter whose ledger sends no
+        notification of its own (:mod:`scheduler.waiting`); a Redis broker only.  A
+        broker away is a warning: the waiter's next look at the ledger sees the end."""
+        requests = self.requests
+        if requests is None:
+            return
+        import redis
+
+        try:
+            requests.redis.publish(REDIS_CHANNEL, str(run_id))
+        except redis.RedisError as exc:
+            _log.warning("run %s ended; not announced on the broker: %s", run_id, str(exc).splitlines()[0])
 
     def _unreachable(self, exc: BaseException) -> BrokerError:
         """The broker did not answer: the one line a command prints."""

@@ -109,7 +109,7 @@ def execute_batch(ledger: Ledger, run_id: int, sub_ids: Sequence[int], executor:
                     break
                 if requests is not None:
                     requests.holding(rest.left)
-                results.add(_solve(ledger, _solver_of(ledger, run), task, run, requests))
+                results.add(_solve(ledger, _solver_of(ledger, run), task, run, requests, executor))
             if not pulls:
                 break
             if timed_out or clock() - started >= limit:
@@ -117,6 +117,7 @@ def execute_batch(ledger: Ledger, run_id: int, sub_ids: Sequence[int], executor:
                 break
             parcel, closed = results.pull(owner)
             if closed:
+                _announce_end(executor, run_id)
                 break
             if parcel:
                 rest = rest.refilled(parcel)
@@ -129,6 +130,8 @@ def execute_batch(ledger: Ledger, run_id: int, sub_ids: Sequence[int], executor:
                 break
         if not closed:
             closed = results.flush(closing=True)  # the message may have held the run's last open subproblems
+            if closed:
+                _announce_end(executor, run_id)
     if rest.left:  # a hand-back from the listening thread failed, and put them back: once more, here
         give_rest()
     if pulls and timed_out and not closed:  # back to the queue: a worker is invited back to the run
@@ -290,8 +293,10 @@ def execute_one(ledger: Ledger, sub_id: int, executor: CeleryExecutor | None) ->
     if leased is None:
         return "skipped"
     task, run = leased
-    outcome = _solve(ledger, _solver_of(ledger, run), task, run, _requests(executor, run))
-    (children,), _ = record_closing(ledger, run.id, [outcome], queued=True, sampling=run.sampling)
+    outcome = _solve(ledger, _solver_of(ledger, run), task, run, _requests(executor, run), executor)
+    (children,), closed = record_closing(ledger, run.id, [outcome], queued=True, sampling=run.sampling)
+    if closed:
+        _announce_end(executor, run.id)
     if children is None:
         return "duplicate"
     _send_on(executor, run, outcome, children)
@@ -307,7 +312,8 @@ def _solver_of(ledger: Ledger, run: RunBrief):
     return cached_solver(key, None if is_cached(key) else run_spec(ledger, run.id), run.options)
 
 
-def _solve(ledger: Ledger, solver, task: Task, run: RunBrief, requests: WorkRequests | None = None) -> Outcome:
+def _solve(ledger: Ledger, solver, task: Task, run: RunBrief, requests: WorkRequests | None = None,
+           executor: CeleryExecutor | None = None) -> Outcome:
     """Solve a leased subproblem (handing back its frontier early when another worker
     asks for work, through ``requests``); a path the solver rejects fails the run."""
     try:
@@ -316,8 +322,15 @@ def _solve(ledger: Ledger, solver, task: Task, run: RunBrief, requests: WorkRequ
         with requests.searching(run.id):
             return solve_task(solver, task, run.mode, run.options)
     except (PathError, ValueError, OverflowError) as exc:
-        fail_run(ledger, run.id, f"subproblem {task.sub_id}: {exc}")
+        if fail_run(ledger, run.id, f"subproblem {task.sub_id}: {exc}"):
+            _announce_end(executor, run.id)
         raise
+
+
+def _announce_end(executor: CeleryExecutor | None, run_id: int) -> None:
+    """This worker ended the run: told on the broker (:meth:`CeleryExecutor.announce_end`)."""
+    if executor is not None:
+        executor.announce_end(run_id)
 
 
 def _send_on(executor: CeleryExecutor | None, run: RunBrief, outcome: Outcome, children: list[int]) -> None:

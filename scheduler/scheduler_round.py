@@ -55,6 +55,7 @@ def tick(ledger: Ledger, executor: CeleryExecutor, *, grace: float = 10.0, run_i
         if run.verify_fraction:
             _tick_verifications(ledger, executor, run, queue, grace, idle(queue), did)
         if close_run(ledger, run.id):
+            executor.announce_end(run.id)
             did["closed"] += 1
     return did
 

@@ -166,6 +166,10 @@ class Sent:
 
     def __init__(self):
         self.verifications: list[int] = []
+        self.ended: list[int] = []  # the runs it told the waiters had ended
+
+    def announce_end(self, run_id):
+        self.ended.append(run_id)
 
     def dispatch(self, run_id, sub_ids, queue, ledger=None):
         pass
@@ -192,7 +196,9 @@ def test_celery_verification_agrees_then_closes_the_run(any_url):
     ledger = open_ledger(any_url)
     run_id = make_run(ledger, "dominoes-4x5", depth=2, executor="celery", verify=1.0)
     ids = _recorded_elsewhere(ledger, run_id, "elsewhere:1")
-    assert [execute_verification(ledger, i, Sent()) for i in ids] == ["verified"] * len(ids)
+    sent = Sent()
+    assert [execute_verification(ledger, i, sent) for i in ids] == ["verified"] * len(ids)
+    assert sent.ended == [run_id]  # the last verification closed the run, and said so
     assert execute_verification(ledger, ids[0], Sent()) == "skipped"  # a duplicate delivery
     run = L.get_run(ledger, run_id)
     assert (run.status, run.solutions) == ("done", 95)
@@ -203,8 +209,9 @@ def test_celery_verification_catches_a_faulty_worker(any_url):
     ledger = open_ledger(any_url)
     run_id = make_run(ledger, "dominoes-4x5", depth=2, executor="celery", verify=1.0)
     ids = _recorded_elsewhere(ledger, run_id, "faulty:13", bump=2)
-    results = [execute_verification(ledger, i, Sent()) for i in ids]
-    assert results.count("mismatch") == 1
+    sent = Sent()
+    results = [execute_verification(ledger, i, sent) for i in ids]
+    assert results.count("mismatch") == 1 and sent.ended == [run_id]  # the mismatch failed the run, and said so
     run = L.get_run(ledger, run_id)
     assert run.status == "failed" and "(worker faulty:13)" in run.error and f"(verifier {worker_name()})" in run.error
     bad = ids[results.index("mismatch")]
