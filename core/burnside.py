@@ -209,7 +209,12 @@ class BurnsideSolver(DistinctSolver):
     add up (see the module text); :meth:`classes` divides.  Counts only."""
 
     def __init__(self, whole: Solver, order: int, fixed: Sequence[FixedPoints],
-                 make_solver: Callable[[ExactCover], Solver]):
+                 make_solver: Callable[[int, ExactCover], Solver], searched: bool = True):
+        """``make_solver(k, cover)``: the solver of the ``k``-th folded cover counted;
+        ``searched``: every one searches a tree (then the folds' share of the weight is
+        shared by their trees' estimated sizes, else evenly: random paths size no count
+        by levels, and on a board's half they took seconds — the 16x16 domino board's
+        three folds 2.2 s)."""
         self.ec = None
         self.perms = []
         self.order = order
@@ -219,11 +224,12 @@ class BurnsideSolver(DistinctSolver):
         self.fixed = list(fixed)
         self.counted = [f for f in self.fixed if f.cover is not None]
         self.children = [Child(whole, (), "count", (1, 1))]
-        self.children += [Child(make_solver(f.cover), (), "count", (0, f.size)) for f in self.counted]
+        self.children += [Child(make_solver(k, f.cover), (), "count", (0, f.size)) for k, f in enumerate(self.counted)]
         self.root_sums: dict[int, int] = {}
         self.shares = [Fraction(1)]
         if self.counted:  # the folds' trees are small: a share of the weight among them by their sizes
-            folds = [FOLDS_SHARE * share for share in tree_shares([child.solver for child in self.children[1:]])]
+            folds = ([FOLDS_SHARE * share for share in tree_shares([child.solver for child in self.children[1:]])]
+                     if searched else [FOLDS_SHARE / len(self.counted)] * len(self.counted))
             self.shares = [1 - sum(folds, Fraction(0))] + folds
 
     @property
@@ -258,9 +264,14 @@ class BurnsideSolver(DistinctSolver):
         """A result of the whole count's root (child 0's, found by the method choice's
         trials) as this tree's root result: the whole count's frontier under child 0, each
         folded cover counted here where it ends within ``fold_seconds``, else in the
-        frontier with the rest of its tree."""
+        frontier with the rest of its tree.  Where the whole count ended here, each fold
+        may take as long as it took: a fold is smaller than the board, and one handed on
+        would start the workers' pool for it alone (the 16x16 domino board: its total
+        counted in 0.17 s, its half turn's fold in 0.1 s, the pool's start 1 s)."""
         if whole is None:
             return None
+        if whole.complete:
+            fold_seconds = max(fold_seconds, whole.stats.seconds)
         stats = Stats(nodes=1, nodes_per_depth=[1])
         stats.add(whole.stats)
         out = SolveResult((), Fraction(1), whole.count, stats,

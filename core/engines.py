@@ -39,7 +39,7 @@ from .kernel import KernelSolver
 from .pruning import RegionRule
 from .reference import ReferenceSolver
 from .search import SolveRequest, SolveResult, Solver, Stats, Subpath
-from .solver_options import FLAGS, LevelPlan, Method, SolverOptions, flag  # noqa: F401  (re-exported)
+from .solver_options import FLAGS, FoldMethod, LevelPlan, Method, SolverOptions, flag  # noqa: F401  (re-exported)
 from .symmetry import OptionSymmetry, OrbitCounter, best_anchor
 
 
@@ -218,8 +218,68 @@ def burnside_solver(problem: Searchable, whole: Solver, options: SolverOptions) 
                            f"{options.burnside} symmetries, and the problem has {order}"
                            + (f" ({fixed})" if isinstance(fixed, str) else ""))
     make = engine_for(problem, options).cover_solver
-    folded = replace(options, distinct=False, burnside=0, symmetry=False, method=Method.SEARCH, level_plan=None)
-    return BurnsideSolver(whole, order, fixed, lambda ec: make(ec, SearchHints(), folded))
+    folded = replace(options, distinct=False, burnside=0, symmetry=False, method=Method.SEARCH, level_plan=None,
+                     fold_methods=())
+    counted = sum(1 for f in fixed if f.cover is not None)
+    if options.fold_methods and len(options.fold_methods) != counted:
+        raise ProblemError(f"{problem.name}: the run counts {len(options.fold_methods)} folded covers, and the problem "
+                           f"has {counted}")
+    methods = options.fold_methods or (FoldMethod(),) * counted
+
+    def fold_solver(k: int, ec: ExactCover) -> Solver:
+        return make(ec, SearchHints(), replace(folded, method=methods[k].method, level_plan=methods[k].level_plan))
+
+    return BurnsideSolver(whole, order, fixed, fold_solver,
+                          searched=all(m.method is not Method.LEVELS for m in methods))
+
+
+class FoldedCover:
+    """A folded cover as a problem the method choice measures (:func:`fold_methods`):
+    no symmetry, no board (a fold's items are orbits of cells), the kernel engine."""
+
+    kind = "folded"
+    engines = ("kernel",)
+
+    def __init__(self, problem: Searchable, cover: ExactCover, k: int):
+        self.name = f"{problem.name} (fold {k + 1})"
+        self.cover = cover
+
+    def exact_cover(self) -> ExactCover:
+        return self.cover
+
+    def search_hints(self) -> SearchHints:
+        return SearchHints()
+
+    def symmetry(self) -> None:
+        return None
+
+    def engine_refusal(self, engine: str) -> None:
+        return None
+
+
+def fold_methods(problem: Searchable, options: SolverOptions, *, cluster: bool = False, hosts: int = 1,
+                 memory: int | None = None) -> tuple[FoldMethod, ...]:
+    """How each folded cover of ``problem``'s count by Burnside's lemma is counted: where
+    ``options`` ask to choose (``Method.AUTO``) and the kernel counts, chosen for each
+    fold by :func:`choose_method`, as for a whole count (a fold is a board's half or
+    quarter: as hopeless searched as the board is); else searched.  A fold by levels
+    counts on one thread: it runs beside the total's count, whose threads the workers'
+    cores already hold (a level count on threads waits at a barrier every level, and one
+    thread descheduled stalls them all: two threaded counts side by side on 2 cores took
+    the 20x20 domino board's total 51 s instead of 2.8 s)."""
+    fixed = fixed_points(problem)
+    if isinstance(fixed, str):
+        return ()
+    covers = [f.cover for f in fixed if f.cover is not None]
+    if options.method is not Method.AUTO or engine_for(problem, options).name != "kernel":
+        return (FoldMethod(),) * len(covers)
+    asked = SolverOptions(engine="kernel", memo=options.memo, method=Method.AUTO)
+    out = []
+    for k, cover in enumerate(covers):
+        chosen = choose_method(FoldedCover(problem, cover, k), asked, whole_count=True, workers=1,
+                               cluster=cluster, hosts=hosts, memory=memory).options
+        out.append(FoldMethod(chosen.method, chosen.level_plan))
+    return tuple(out)
 
 
 def fixed_points(problem: Searchable) -> list[FixedPoints] | str:

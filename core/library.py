@@ -1,12 +1,16 @@
 """Loading problems: by built-in name or from a file, for every model.
 
-Importing this module imports every model, so each registers its kinds and named
-problems in :mod:`core.catalog`; the lookups here see all of them.  :func:`load` is the
-one entry point the CLI and the workers use; :func:`from_spec` rebuilds a problem from
-the spec stored in the ledger.
+Each model registers its kinds and named problems in :mod:`core.catalog` when it is
+imported; the lookups here import a model only when they need it: a spec's kind its own
+module (:data:`core.catalog.KIND_MODELS`), a name the models in
+:data:`core.catalog.MODELS`' order until one knows it, a listing all of them.  A small
+run's command then loads one model, not six.  :func:`load` is the one entry point the
+CLI and the workers use; :func:`from_spec` rebuilds a problem from the spec stored in
+the ledger.
 """
 from __future__ import annotations
 
+import importlib
 import os
 import re
 import sys
@@ -16,20 +20,19 @@ from . import catalog
 from .catalog import LibraryEntry, NamePattern
 from .errors import ProblemError
 from .problem import Problem
-from .crossword.puz_file import is_puz
-from .crossword.puz_file import spec_text as puz_spec_text
 from .sniff import is_toml_with_kind, sniff
 from .toml_input import load_toml
 
-# Each model module registers itself on import.
-from . import dlx_format  # noqa: F401,E402  kind "exact-cover"
-from . import reduction, sudoku, edges  # noqa: F401,E402  kinds reduction, sudoku, latin, roads, edges
-from .polyform import problem as _polyform  # noqa: F401,E402  kind polyform
-from . import crossword  # noqa: F401,E402  kind crossword
+
+def import_models(*modules: str) -> None:
+    """Import model modules (each registers itself on import); none named: every one."""
+    for module in modules or catalog.MODELS:
+        importlib.import_module(module)
 
 
 def library() -> list[LibraryEntry]:
     """Every built-in named problem, grouped by kind, each kind in natural name order."""
+    import_models()
     return sorted(catalog.ENTRIES.values(), key=lambda e: (e.spec.get("kind", ""), natural_key(e.name)))
 
 
@@ -40,11 +43,24 @@ def natural_key(name: str) -> tuple[Any, ...]:
 
 def library_patterns() -> list[NamePattern]:
     """The families of named problems (``dominoes-RxC``)."""
+    import_models()
     return list(catalog.PATTERNS)
 
 
 def named_spec(name: str) -> dict[str, Any] | None:
-    """The spec of a built-in named problem, or None."""
+    """The spec of a built-in named problem, or None: the models are imported in
+    :data:`core.catalog.MODELS`' order until the name is known (no two models know the
+    same name: a test checks every name finds the spec it finds with all imported)."""
+    for module in catalog.MODELS:
+        import_models(module)
+        spec = _known(name)
+        if spec is not None:
+            return spec
+    return None
+
+
+def _known(name: str) -> dict[str, Any] | None:
+    """The spec of ``name`` among the models imported so far, or None."""
     if name in catalog.ENTRIES:
         return dict(catalog.ENTRIES[name].spec, name=name)
     for pattern in catalog.PATTERNS:
@@ -59,12 +75,16 @@ def from_spec(spec: dict[str, Any]) -> Problem:
     kind = spec.get("kind")
     loader = catalog.LOADERS.get(kind)  # type: ignore[arg-type]
     if loader is None:
-        raise ProblemError(f"unknown problem kind {kind!r} (known: {', '.join(sorted(catalog.LOADERS))})")
+        import_models(*([catalog.KIND_MODELS[kind]] if kind in catalog.KIND_MODELS else []))
+        loader = catalog.LOADERS.get(kind)  # type: ignore[arg-type]
+    if loader is None:
+        raise ProblemError(f"unknown problem kind {kind!r} (known: {', '.join(kinds())})")
     return loader(spec)
 
 
 def kinds() -> Iterable[str]:
     """The kinds a spec may name."""
+    import_models()
     return sorted(catalog.LOADERS)
 
 #: file suffix -> format name
@@ -99,6 +119,9 @@ def spec_from_bytes(data: bytes, *, source_name: str = "<stdin>", kind: str | No
     """The spec of a problem file's bytes: an Across Lite ``.puz`` file (binary: told by
     its suffix or its magic string) travels as base64 text; anything else must be UTF-8
     text (:func:`spec_from_text`)."""
+    from .crossword.puz_file import is_puz  # (the crossword model: imported for files only)
+    from .crossword.puz_file import spec_text as puz_spec_text
+
     suffix = os.path.splitext(source_name)[1].lower()
     if SUFFIX_FORMATS.get(suffix) == "puz" or (kind in (None, "crossword") and is_puz(data)):
         if kind not in (None, "crossword"):

@@ -9,7 +9,7 @@ is a message of its own, as before batching.
 
 The worker that runs a message hands back what it has not started once
 :data:`MESSAGE_SECONDS` (or the run's budget, if shorter) have passed
-(:func:`scheduler.runner.execute_batch`), so an estimate that was too low costs at most
+(:func:`scheduler.celery_messages.execute_batch`), so an estimate that was too low costs at most
 one message's time of imbalance.
 """
 from __future__ import annotations

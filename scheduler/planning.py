@@ -22,9 +22,9 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Callable
 
-from core.engines import Method, burnside_order, burnside_solver, choose_method, engine_for, solver_for
+from core.engines import (Method, burnside_order, burnside_solver, choose_method, engine_for, fold_methods,
+                          solver_for)
 from core.errors import ProblemError
-from core.estimate import Band, CannotEstimate, Estimate, estimate
 from core.level_projection import Projection
 from core.library import load
 from core.problem import Problem
@@ -37,6 +37,7 @@ from .run_options import DEFAULT_BUDGET, LEVELS_LEASE, ExecutorKind, Mode, RunOp
 from .work import outcome_of, request_for
 
 if TYPE_CHECKING:
+    from core.estimate import Estimate
     from .db import Ledger
     from .ledger import CreatedRun
     from .work import Outcome
@@ -156,6 +157,8 @@ def estimate_after(solver: Solver, trial: SolveResult, *, seconds: float = ESTIM
     """The run's size after a timed search from the root (``trial``): exact when that
     search finished (``samples == 0``), else Knuth's estimator over random paths for at
     most ``seconds``, at the trial's node rate (no second timing search)."""
+    from core.estimate import Band, Estimate, estimate  # a run asked to be sized only (about 4 ms)
+
     rate = trial.stats.nodes / max(trial.stats.seconds, 1e-9)
     if trial.stopped_by is None and not trial.frontier:
         n, c, t = float(trial.stats.nodes), float(trial.count), float(trial.stats.seconds)
@@ -252,6 +255,8 @@ class PreparedRun:
         """The run's size: after the planning trial when there was one (the trial is the
         timing search; exact when it finished), else :func:`quick_estimate`.  None, with
         :attr:`estimate_refusal` saying why, where random paths cannot size the tree."""
+        from core.estimate import CannotEstimate
+
         trial = self.plan.first
         try:
             if trial is not None and self.plan.depth == 0 and self.mode is not Mode.FIRST:
@@ -330,7 +335,9 @@ def prepare(request: RunRequest, *, workers: int, trial: bool = True, defer_esti
     by_orbits = isinstance(solver, OrbitCounter)
     settled = replace(settled, symmetry=by_orbits)  # what the run does, where the model has no group too
     if burnside:
-        settled = replace(settled, distinct=True, burnside=burnside)
+        settled = replace(settled, distinct=True, burnside=burnside,
+                          fold_methods=fold_methods(problem, asked, cluster=cluster, hosts=hosts,
+                                                    memory=options.memory))
         solver = burnside_solver(problem, solver, settled)
         choice = replace(choice, solver=solver, trial=solver.lifted(choice.trial), partial=solver.lifted(choice.partial))
     options = replace(options, solver=settled, method_reason=choice.reason if options.solver.method is Method.AUTO

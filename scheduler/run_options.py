@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from core.solver_options import LevelPlan, Method, SolverOptions
+from core.solver_options import FoldMethod, LevelPlan, Method, SolverOptions
 
 #: the default time budget of one task, in seconds
 DEFAULT_BUDGET = 60.0
@@ -96,6 +96,7 @@ class RunOptions:
             "workers": self.workers, "queue": self.queue, "memory": self.memory,
             "level_plan": None if s.level_plan is None else s.level_plan.to_json(),
             "burnside": s.burnside,
+            **({"fold_methods": [f.to_json() for f in s.fold_methods]} if s.fold_methods else {}),
         }
 
     @classmethod
@@ -109,7 +110,8 @@ class RunOptions:
                 reason = "counting by levels (chosen automatically)"
         solver = SolverOptions(data.get("engine"), bool(data.get("distinct")), data.get("memo", True) is not False,
                                Method(method), bool(data.get("symmetry")),  # runs recorded before: no symmetry
-                               LevelPlan.from_json(data.get("level_plan")), int(data.get("burnside") or 0))
+                               LevelPlan.from_json(data.get("level_plan")), int(data.get("burnside") or 0),
+                               tuple(FoldMethod.from_json(f) for f in data.get("fold_methods") or ()))
         budget = data.get("budget")
         return cls(
             solver=solver, method_reason=reason, budget=None if budget is None else float(budget),

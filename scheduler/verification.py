@@ -149,7 +149,7 @@ def execute_verification(ledger: Ledger, sub_id: int, executor) -> str:
     with ledger.engine.begin() as conn:
         if not T.lease_verification(conn, sub_id, f"celery:{worker_name()}", brief.options.lease_seconds()):
             return "skipped"
-    return _finish(ledger, task, brief, _run_solver(ledger, task.run_id, brief))
+    return _finish(ledger, task, brief, _run_solver(ledger, task.run_id, brief), executor)
 
 
 def _refuse(ledger: Ledger, task: VerificationTask, brief, executor) -> str:
@@ -160,17 +160,23 @@ def _refuse(ledger: Ledger, task: VerificationTask, brief, executor) -> str:
     return "refused"
 
 
-def _finish(ledger: Ledger, task: VerificationTask, brief, solver) -> str:
+def _finish(ledger: Ledger, task: VerificationTask, brief, solver, executor=None) -> str:
+    """Re-solve, judge, close the run when it was the last; a run this ended is told on
+    the broker (``executor``'s :meth:`~scheduler.celery_executor.CeleryExecutor.announce_end`)."""
     try:
         verdict = solve_again(solver, task, brief.mode, brief.options)
     except (PathError, ValueError) as exc:
-        fail_run(ledger, task.run_id, f"verification of subproblem {task.sub_id}: {exc}")
+        if fail_run(ledger, task.run_id, f"verification of subproblem {task.sub_id}: {exc}") and executor is not None:
+            executor.announce_end(task.run_id)
         raise
     if verdict is None:  # cannot happen after the worker test above; refuse loudly
         raise RuntimeError(f"verification of subproblem {task.sub_id} reached its own worker")
     mismatch = judge(ledger, verdict, brief.mode)
+    ended = mismatch is not None  # (the judgement failed the run)
     if not has_open(ledger, task.run_id):
-        close_run(ledger, task.run_id)
+        ended = close_run(ledger, task.run_id) or ended
+    if ended and executor is not None:
+        executor.announce_end(task.run_id)
     return "verified" if mismatch is None else "mismatch"
 
 

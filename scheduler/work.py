@@ -7,7 +7,6 @@ worker run exactly the same code.
 from __future__ import annotations
 
 import os
-import socket
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Hashable
@@ -79,6 +78,8 @@ def cached_solver(key: Hashable, spec: dict[str, Any] | None, options: RunOption
 
 
 def worker_name() -> str:
+    import socket  # the workers' (about 5 ms a command that counts in planning need not pay)
+
     return f"{socket.gethostname()}:{os.getpid()}"
 
 

@@ -9,7 +9,7 @@ on the list of the run whose message it holds, in a thread, for the whole messag
 (:meth:`WorkRequests.serving`; the C search releases the GIL).  The one that pops a token
 gives work away twice over: the subproblems of its message it has not started go back to
 the queue at its next subproblem (:meth:`WorkRequests.asked`,
-:func:`scheduler.runner.execute_batch`), and its running search, once older than
+:func:`scheduler.celery_messages.execute_batch`), and its running search, once older than
 :data:`HANDOFF_AFTER`, hands back its frontier now (:mod:`core.handoff`), recorded and
 sent on as any donated frontier is.  A worker whose message holds unstarted subproblems
 pops a token at once, however young its running search (:meth:`WorkRequests.holding`);
@@ -27,7 +27,7 @@ search was young), so the asker waited for a longer search to age — 0.116 s in
 run; popped at once while unstarted subproblems remain, a steal took 11-30 ms from the
 request to the asker's next message.
 
-The local pool does the same with a signal (:class:`scheduler.runner._LocalRun`).  Only
+The local pool does the same with a signal (:class:`scheduler.local_pool._LocalRun`).  Only
 a Redis broker carries the requests; with another, nobody asks and budgets alone split
 the tail.
 """

@@ -4,13 +4,14 @@ compare).
 
 The ledger is ``TILECENSUS_DB_URL`` (``tilecensus worker --db`` sets it).  Delivering
 the same message twice, or re-running it after a crash, records each result once
-(:func:`scheduler.runner.execute_batch`).
+(:func:`scheduler.celery_messages.execute_batch`).
 """
 from __future__ import annotations
 
 from scheduler.celery_config import SOLVE_TASK_NAME, VERIFY_TASK_NAME
 from scheduler.db import open_ledger
-from scheduler.runner import CeleryExecutor, execute_batch
+from scheduler.celery_executor import CeleryExecutor
+from scheduler.celery_messages import execute_batch
 from scheduler.verification import execute_verification
 
 from .app import app

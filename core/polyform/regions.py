@@ -22,7 +22,12 @@ a region no combination of the pieces can fill.  Removing a placement from its r
 
 A small board (at most :data:`BITWISE_CELLS` cells in its padded box) is flood-filled
 instead, a step of every region at once per shift of one integer holding the board as
-bits: there a fill costs a few machine words, less than the test above.
+bits: there a fill costs a few machine words, less than the test above.  Measured and
+dropped (2026-12-03): the window test first on those boards too, its pattern read off
+the bits by one shift and remembered — on small boards most placements touch an edge,
+so the patterns hardly repeat (564 for the 6x10's 2,056 placements) and the compile
+took as long (6x10) or up to 2.4x longer (the 8x8 less its centre 1.6x, the pentacube
+box 2.4x).
 
 Measured on the project's 2-core x86_64 machine (2026-11-27, busy with other jobs): the
 200x200 domino board's 79,600 placements in 2.6 s, and the 60x60 board's in 0.26-0.39 s

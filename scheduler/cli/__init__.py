@@ -11,13 +11,23 @@ itself imports nothing: ``tilecensus --help`` is printed without click (:mod:`.h
 """
 from __future__ import annotations
 
+import gc
 import sys
 
 __all__ = ["CLIError", "cli", "main"]
 
+#: the collector's first threshold for the command's life (Python's default is 700):
+#: importing the modules a command uses allocates some hundred thousand objects, and at
+#: 700 a young collection ran every few of them — a tenth of ``solve pentomino-6x10``'s
+#: 0.4 s (measured 2026-12-03: 0.40 -> 0.36 s CPU).  Cycles are still collected, a
+#: collection per this many net allocations, so a long-lived worker or web server holds
+#: at most this many young objects more.
+GC_YOUNG_THRESHOLD = 50_000
+
 
 def main() -> None:
     """The console script ``tilecensus``."""
+    gc.set_threshold(GC_YOUNG_THRESHOLD, *gc.get_threshold()[1:])
     if sys.argv[1:] == ["--help"]:
         from .help_text import stored
 

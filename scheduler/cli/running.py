@@ -129,7 +129,7 @@ def _run_here(ledger, run_id: int, prepared: PreparedRun, workers: int, phases: 
     local pool, and keep where the time went."""
     from ..ledger import progress, record_times
     from ..progress import ProgressView
-    from ..runner import run_local
+    from ..local_pool import run_local
 
     done = prepared.done_in_planning
     with ProgressView(run_id, enabled=shown) as view:
@@ -205,7 +205,8 @@ def submit(app: App, request: RunRequest, queue: str | None, wait: bool) -> None
     from ..ledger import close_run
     from ..planning import prepare
     from ..queries import run_summary
-    from ..runner import CeleryExecutor, pulls_from_ledger
+    from ..celery_executor import CeleryExecutor
+    from ..pulling import pulls_from_ledger
 
     executor = CeleryExecutor(app.broker_url)
     queue_name = queue or DEFAULT_QUEUE
@@ -295,11 +296,14 @@ def follow(app: App, ledger, run_id: int, executor=None, interval: float = 1.0, 
            tick_now: bool = True) -> None:
     """Show progress until the run ends (ticking the scheduler when given an executor:
     at once unless ``tick_now`` is False, then every 5 s), then its headline; exit status
-    1 unless it is done.  Without a progress bar each round asks only the run's status
-    (waiting costs well under 2% of a core)."""
+    1 unless it is done.  The end is told by an event where there is one
+    (:mod:`scheduler.waiting`: PostgreSQL's notifications, else the broker's channel), so
+    the command returns within milliseconds of it; without a progress bar, between
+    events, it asks the ledger only for the run's status, seldom."""
     from ..queries import run_summary
-    from ..runner import follow as poll
-    from ..runner import tick
+    from ..scheduler_round import tick
+    from ..waiting import follow as poll
+    from ..waiting import run_ends
 
     each = None
     if executor is not None:
@@ -312,10 +316,12 @@ def follow(app: App, ledger, run_id: int, executor=None, interval: float = 1.0, 
                 click.echo(f"tilecensus: {str(exc).splitlines()[0]}; retrying", err=True)
     from ..progress import ProgressView
 
-    with interruptible(), ProgressView(run_id, enabled=progress and app.progress_shown) as view:
+    requests = executor.requests if executor is not None else None
+    with interruptible(), run_ends(ledger, requests.redis if requests is not None else None) as ends, \
+            ProgressView(run_id, enabled=progress and app.progress_shown) as view:
         try:
             poll(ledger, run_id, view.update if view.enabled else None, interval=interval, each=each,
-                 each_first=tick_now)
+                 each_first=tick_now, ends=ends)
         except Interrupted as exc:
             from ..ledger import get_run
 
@@ -348,7 +354,8 @@ def resume(app: App, run_id: int, workers: int, executor: str | None) -> None:
     from ..ledger import progress, revive_run
     from ..models import Run
     from ..progress import ProgressView
-    from ..runner import CeleryExecutor, run_local
+    from ..celery_executor import CeleryExecutor
+    from ..local_pool import run_local
 
     ledger = app.ledger(existing=True)
     run = revive_run(ledger, run_id)
@@ -395,7 +402,7 @@ def cancel(app: App, run_id: int) -> None:
 @cli.command()
 @click.argument("run_id", type=int)
 @click.option("--interval", type=click.FloatRange(min=0.05), default=1.0, show_default=True, metavar="SECONDS",
-              help="seconds between looks at the ledger")
+              help="seconds between progress updates (the end is shown when it comes)")
 @db_option
 @json_option
 @progress_option

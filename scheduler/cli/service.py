@@ -57,7 +57,7 @@ def worker(app: App, concurrency: int, queues: str, hostname: str | None, loglev
     from ..celery_config import ENV_BROKER_URL
     from ..db import ENV_DB_URL
     from ..restarts import RestartPolicy, previous_failures, restart_in_place
-    from ..runner import CeleryExecutor
+    from ..celery_executor import CeleryExecutor
 
     ledger = app.ledger()  # answers, and has the schema
     executor = CeleryExecutor(app.broker_url)  # a URL that is no broker URL is an error here
@@ -102,7 +102,8 @@ def scheduler(app: App, interval: float, grace: float, once: bool) -> None:
     """Keep Celery runs moving: re-queue expired leases and lost messages, close finished runs.
     A broker that does not answer at start is waited for, as ``worker`` does (``--once``:
     an error instead)."""
-    from ..runner import CeleryExecutor, tick
+    from ..celery_executor import CeleryExecutor
+    from ..scheduler_round import tick
     from .running import outages
 
     ledger = app.ledger()

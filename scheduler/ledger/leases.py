@@ -19,6 +19,7 @@ from ..run_options import Mode, RunOptions
 from ..states import RunStatus, SubproblemState
 from ..work import Outcome, Task
 from . import verifications as V
+from .ends import announce_end
 from .pipeline import pipelined, pipelines
 from .results import record_all
 from .verifications import Sampling, VerificationTask
@@ -221,10 +222,11 @@ def _reclaim_from_the_dead(ledger: Ledger, run: RunBrief, sub_ids: set[int], own
             if pid is None or pid == os.getpid() or not _process_gone(pid):
                 continue
             if deaths + 1 >= CRASHES_ALLOWED:  # deaths, not leases: a lease that expired is no death
-                conn.execute(update(RUN).where(RUN.c.id == run.id, RUN.c.status == RunStatus.RUNNING).values(
-                    status=RunStatus.FAILED, finished_at=now,
-                    error=f"subproblem {sub_id} (path {path}): {deaths + 1} worker processes died counting it "
-                          f"(the last {dead}); see the workers' logs"))
+                if conn.execute(update(RUN).where(RUN.c.id == run.id, RUN.c.status == RunStatus.RUNNING).values(
+                        status=RunStatus.FAILED, finished_at=now,
+                        error=f"subproblem {sub_id} (path {path}): {deaths + 1} worker processes died counting it "
+                              f"(the last {dead}); see the workers' logs")).rowcount == 1:
+                    announce_end(conn, run.id)
                 return []
             if conn.execute(update(SUB).where(SUB.c.id == sub_id, SUB.c.lease_owner == dead,
                                               SUB.c.state == SubproblemState.LEASED)

@@ -23,6 +23,7 @@ from ..run_options import ExecutorKind, Mode, RunOptions
 from ..states import OPEN, RunStatus, SubproblemState
 from ..work import Outcome
 from . import verifications as V
+from .ends import announce_end
 from .pipeline import pipelines
 from .results import OPEN_STATES, insert_solutions, record, record_all, record_pipelined
 from .subproblems import insert_subproblems, subproblem_rows
@@ -272,14 +273,21 @@ def _close(conn: Connection, run_id: int) -> bool:
             seconds=(now - run.created_at).total_seconds(), finished_at=now,
         )
     )
-    return r.rowcount == 1
+    if r.rowcount != 1:
+        return False
+    announce_end(conn, run_id)
+    return True
 
 
-def fail_run(ledger: Ledger, run_id: int, error: str) -> None:
+def fail_run(ledger: Ledger, run_id: int, error: str) -> bool:
+    """Mark a running run ``failed`` with ``error``; True when it was running."""
     with ledger.session() as session:
-        session.execute(
+        failed = session.execute(
             update(Run).where(Run.id == run_id, Run.status == RunStatus.RUNNING).values(status=RunStatus.FAILED, error=error[:2000], finished_at=utcnow())
-        )
+        ).rowcount == 1
+        if failed:
+            announce_end(session, run_id)
+        return failed
 
 
 def interrupt_run(ledger: Ledger, run_id: int) -> bool:
@@ -290,7 +298,10 @@ def interrupt_run(ledger: Ledger, run_id: int) -> bool:
             update(Run).where(Run.id == run_id, Run.status == RunStatus.RUNNING)
             .values(status=RunStatus.INTERRUPTED, finished_at=utcnow())
         )
-        return r.rowcount == 1
+        if r.rowcount != 1:
+            return False
+        announce_end(session, run_id)
+        return True
 
 
 def _owner_gone(session: Any, run: Run) -> dt.datetime | None:
@@ -333,6 +344,8 @@ def cancel_run(ledger: Ledger, run_id: int) -> int:
         ).rowcount
         V.cancel_verifications(session, run_id)
         if run.status in (RunStatus.RUNNING, RunStatus.INTERRUPTED):
+            if run.status == RunStatus.RUNNING:
+                announce_end(session, run_id)
             run.status = RunStatus.CANCELLED
             run.finished_at = utcnow()
         return n

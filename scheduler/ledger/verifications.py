@@ -23,6 +23,7 @@ from sqlalchemy.orm import Session
 from ..codec import path_of, path_text
 from ..models import Run, Subproblem, Verification, utcnow
 from ..states import OPEN, RunStatus, SubproblemState
+from .ends import announce_end
 
 #: a verification refused this many times (it kept reaching the worker that recorded
 #: the result) is left to the scheduler process, which solves it itself
@@ -138,8 +139,10 @@ def finish_verification(conn: Connection, sub_id: int, verifier: str, seconds: f
     ).rowcount == 1
     if done and detail is not None:
         run_id = conn.execute(select(VER.c.run_id).where(VER.c.subproblem_id == sub_id)).scalar_one()
-        conn.execute(update(RUN).where(RUN.c.id == run_id, RUN.c.status == RunStatus.RUNNING)
-                     .values(status=RunStatus.FAILED, error=f"verification failed: {detail}"[:2000], finished_at=utcnow()))
+        if conn.execute(update(RUN).where(RUN.c.id == run_id, RUN.c.status == RunStatus.RUNNING)
+                        .values(status=RunStatus.FAILED, error=f"verification failed: {detail}"[:2000],
+                                finished_at=utcnow())).rowcount == 1:
+            announce_end(conn, run_id)
     return done
 
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import os
 
-from scheduler import runner
+from scheduler import celery_messages
 
-_solve_task = runner.solve_task
+_solve_task = celery_messages.solve_task
 
 
 def _faulty_solve_task(solver, task, mode, options):
@@ -21,4 +21,4 @@ def _faulty_solve_task(solver, task, mode, options):
     return outcome
 
 
-runner.solve_task = _faulty_solve_task
+celery_messages.solve_task = _faulty_solve_task

@@ -131,7 +131,7 @@ def test_a_count_by_levels_on_celery_workers(cluster, args):
 
 def test_enumeration_with_duplicate_deliveries(cluster):
     """Every task sent twice more: each solution is stored once."""
-    from scheduler.runner import CeleryExecutor
+    from scheduler.celery_executor import CeleryExecutor
 
     url, broker, queue, procs = cluster
     run_id = submit(url, broker, queue, "dominoes-6x6", "--all", "--split-depth", "3", "--node-budget", "200")

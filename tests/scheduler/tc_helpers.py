@@ -11,7 +11,7 @@ from scheduler.ledger import create_run
 from scheduler.models import Subproblem
 from scheduler.planning import plan
 from scheduler.run_options import ExecutorKind, Mode, RunOptions
-from scheduler.runner import CeleryExecutor
+from scheduler.celery_executor import CeleryExecutor
 from scheduler.work import build_solver
 
 

@@ -66,6 +66,21 @@ def test_distinct_by_burnside_from_the_command_line(tc, name, args, total, disti
     assert json.loads(tc("show", str(listed["run_id"]), "--json").stdout)["options"]["burnside"] == 0
 
 
+def test_distinct_folds_counted_by_levels_travel_with_the_run(tc):
+    """The 10x10 domino board's half turn and diagonal folds are chosen by levels: the
+    choice is in the run's options (``fold_methods``), the parts go to the pool with it,
+    and the classes equal the count with every fold searched (a second method, here)."""
+    from core.engines import solver_for
+    from core.solver_options import SolverOptions
+
+    searched = solver_for(load("dominoes-10x10"), SolverOptions(distinct=True, burnside=8)).solve()
+    data = json.loads(tc("solve", "dominoes-10x10", "--distinct", "--json", "--workers", "2",
+                         "--split-depth", "2").stdout)
+    assert (data["status"], data["solutions"], data["distinct"]) == ("done", 258_584_046_368, searched.distinct // 8)
+    options = json.loads(tc("show", str(data["run_id"]), "--json").stdout)["options"]
+    assert "levels" in [m["method"] for m in options["fold_methods"]]
+
+
 def test_solve_all_first_and_stats(tc):
     out = tc("solve", "dominoes-4x5", "--all", "--limit", "2", "--stats").stdout
     assert out.count("solution ") == 2 and "95 solutions" in out

@@ -6,9 +6,9 @@ import redis.exceptions
 from click.testing import CliRunner
 from sqlalchemy.exc import OperationalError
 
-from scheduler import runner
+from scheduler import scheduler_round
 from scheduler.cli import cli
-from scheduler.runner import CeleryExecutor
+from scheduler.celery_executor import CeleryExecutor
 
 
 @pytest.fixture
@@ -37,7 +37,7 @@ def test_a_round_that_meets_an_outage_is_retried(outage, ledger_and_broker, monk
             raise outage
         raise Stop
 
-    monkeypatch.setattr(runner, "tick", tick)
+    monkeypatch.setattr(scheduler_round, "tick", tick)
     with pytest.raises(Stop):
         CliRunner().invoke(cli, ["scheduler", "--interval", "0.05"], catch_exceptions=False)
     assert len(rounds) == 2
@@ -47,7 +47,7 @@ def test_a_programming_error_is_not_mistaken_for_an_outage(ledger_and_broker, mo
     def tick(ledger, executor, *, grace):
         raise KeyError("subproblem")  # kombu's redis transport lists KeyError among its errors
 
-    monkeypatch.setattr(runner, "tick", tick)
+    monkeypatch.setattr(scheduler_round, "tick", tick)
     with pytest.raises(KeyError):
         CliRunner().invoke(cli, ["scheduler", "--interval", "0.05"], catch_exceptions=False)
 
@@ -70,7 +70,7 @@ def test_submit_wait_outlives_an_outage(ledger_and_broker, queue, monkeypatch):
             raise redis.exceptions.ConnectionError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
         cancel_run(ledger, run_ids[0])  # ends the run without a worker
 
-    monkeypatch.setattr(runner, "tick", tick)
+    monkeypatch.setattr(scheduler_round, "tick", tick)
     result = CliRunner().invoke(cli, ["submit", "dominoes-4x4", "--split-depth", "1", "--queue", queue,
                                       "--no-estimate", "--wait", "--no-progress"], catch_exceptions=False)
     assert "Connection refused.; retrying" in result.stderr

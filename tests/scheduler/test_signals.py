@@ -142,9 +142,9 @@ def _send_half_a_result_and_hang() -> None:
     import struct
     import time as clock
 
-    from scheduler import runner
+    from scheduler import local_pool
 
-    writer = runner._INHERITED["pool"].executor._result_queue._writer  # (the pool forked from the test)
+    writer = local_pool._INHERITED["pool"].executor._result_queue._writer  # (the pool forked from the test)
     os.write(writer.fileno(), struct.pack("!i", 1 << 20) + b"\x80\x04" + b"\0" * 62)
     clock.sleep(60)
 
@@ -157,11 +157,11 @@ def test_a_pool_killed_while_sending_a_result_still_closes():
     import threading
     import time as clock
 
-    from scheduler import runner
+    from scheduler import local_pool
     from scheduler.run_options import RunOptions
 
-    pool = runner.LocalPool(1, RunOptions())
-    runner._INHERITED["pool"] = pool  # (the process forks with it)
+    pool = local_pool.LocalPool(1, RunOptions())
+    local_pool._INHERITED["pool"] = pool  # (the process forks with it)
     try:
         future = pool.submit(_send_half_a_result_and_hang)
         clock.sleep(1.0)  # the half message is in the pipe, the reader in the middle of it
@@ -173,7 +173,7 @@ def test_a_pool_killed_while_sending_a_result_still_closes():
         assert not closed.is_alive(), "the pool's reader still waits for the rest of the result"
         assert future.exception(timeout=5) is not None  # the pool broke: its result is lost, not made up
     finally:
-        runner._INHERITED.pop("pool", None)
+        local_pool._INHERITED.pop("pool", None)
 
 
 @pytest.mark.parametrize("released", [True, False])

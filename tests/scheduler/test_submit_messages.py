@@ -16,7 +16,9 @@ from scheduler.cli import cli
 from scheduler import ledger as L
 from scheduler.db import open_ledger
 from scheduler.models import Subproblem
-from scheduler.runner import CeleryExecutor, execute_one, tick
+from scheduler.celery_executor import CeleryExecutor
+from scheduler.celery_messages import execute_one
+from scheduler.scheduler_round import tick
 
 QUEENS = "examples/queens8.dlx"  # 1,199 nodes
 

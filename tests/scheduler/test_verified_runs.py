@@ -11,10 +11,10 @@ from sqlalchemy import select
 from tc_helpers import make_run
 from scheduler.ledger import verifications as C
 from scheduler import ledger as L
-from scheduler import runner
+from scheduler import celery_messages, local_pool
 from scheduler.db import open_ledger
 from scheduler.models import Subproblem, Verification
-from scheduler.runner import execute_one
+from scheduler.celery_messages import execute_one
 from scheduler.verification import execute_verification
 from scheduler.run_options import Mode, RunOptions
 from scheduler.work import build_solver, solve_task, worker_name
@@ -37,9 +37,10 @@ def complete_subproblems(ledger, run_id: int) -> set[int]:
 
 
 def corrupt(monkeypatch, path: tuple[int, ...]) -> None:
-    """A faulty worker: whichever pool process solves ``path`` records one solution too many
-    (the pool forks from this process, so it inherits the patch; verifiers do not use it)."""
-    real = runner.solve_task
+    """A faulty worker: whichever pool process or Celery message solves ``path`` records one
+    solution too many (the pool forks from this process, so it inherits the patch;
+    verifiers do not use it)."""
+    real = celery_messages.solve_task
 
     def faulty(solver, task, mode, options):
         outcome = real(solver, task, mode, options)
@@ -47,7 +48,8 @@ def corrupt(monkeypatch, path: tuple[int, ...]) -> None:
             outcome.count += 1
         return outcome
 
-    monkeypatch.setattr(runner, "solve_task", faulty)
+    monkeypatch.setattr(celery_messages, "solve_task", faulty)
+    monkeypatch.setattr(local_pool, "solve_task", faulty)
 
 
 # ----------------------------------------------------------------------------- sampling
@@ -164,6 +166,10 @@ class Sent:
 
     def __init__(self):
         self.verifications: list[int] = []
+        self.ended: list[int] = []  # the runs it told the waiters had ended
+
+    def announce_end(self, run_id):
+        self.ended.append(run_id)
 
     def dispatch(self, run_id, sub_ids, queue, ledger=None):
         pass
@@ -190,7 +196,9 @@ def test_celery_verification_agrees_then_closes_the_run(any_url):
     ledger = open_ledger(any_url)
     run_id = make_run(ledger, "dominoes-4x5", depth=2, executor="celery", verify=1.0)
     ids = _recorded_elsewhere(ledger, run_id, "elsewhere:1")
-    assert [execute_verification(ledger, i, Sent()) for i in ids] == ["verified"] * len(ids)
+    sent = Sent()
+    assert [execute_verification(ledger, i, sent) for i in ids] == ["verified"] * len(ids)
+    assert sent.ended == [run_id]  # the last verification closed the run, and said so
     assert execute_verification(ledger, ids[0], Sent()) == "skipped"  # a duplicate delivery
     run = L.get_run(ledger, run_id)
     assert (run.status, run.solutions) == ("done", 95)
@@ -201,8 +209,9 @@ def test_celery_verification_catches_a_faulty_worker(any_url):
     ledger = open_ledger(any_url)
     run_id = make_run(ledger, "dominoes-4x5", depth=2, executor="celery", verify=1.0)
     ids = _recorded_elsewhere(ledger, run_id, "faulty:13", bump=2)
-    results = [execute_verification(ledger, i, Sent()) for i in ids]
-    assert results.count("mismatch") == 1
+    sent = Sent()
+    results = [execute_verification(ledger, i, sent) for i in ids]
+    assert results.count("mismatch") == 1 and sent.ended == [run_id]  # the mismatch failed the run, and said so
     run = L.get_run(ledger, run_id)
     assert run.status == "failed" and "(worker faulty:13)" in run.error and f"(verifier {worker_name()})" in run.error
     bad = ids[results.index("mismatch")]

@@ -1,4 +1,4 @@
-"""Work stealing in the local pool (scheduler/runner.py, core/handoff.py): a run planned
+"""Work stealing in the local pool (scheduler/local_pool.py, core/handoff.py): a run planned
 as one subproblem with a budget far longer than the count still ends up shared by both
 pool processes — the idle one's request makes the busy one hand back its frontier — and
 the count is exact."""

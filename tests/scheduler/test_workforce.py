@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from scheduler import workforce
 from scheduler.cli import cli
-from scheduler.runner import CeleryExecutor
+from scheduler.celery_executor import CeleryExecutor
 from scheduler.workforce import STALE_SECONDS, Announcement, workforce_key
 
 QUEENS = "examples/queens8.dlx"

@@ -13,7 +13,7 @@ from scheduler.batches import MESSAGE_SECONDS, MOST_PER_MESSAGE
 from scheduler.celery_config import SOLVE_TASK_NAME, VISIBILITY_TIMEOUT
 from scheduler.db import open_ledger
 from scheduler.models import Subproblem
-from scheduler.runner import execute_batch, execute_one
+from scheduler.celery_messages import execute_batch, execute_one
 
 
 def test_app_settings_for_long_batch_work():

@@ -17,7 +17,7 @@ from core.library import load
 from core.search import SolveRequest
 from scheduler import ledger as L
 from scheduler.db import open_ledger
-from scheduler.runner import execute_batch
+from scheduler.celery_messages import execute_batch
 from scheduler import work_requests
 from scheduler.work_requests import WorkRequests
 
@@ -100,11 +100,11 @@ class _GivenBack:
     often it woke the waiting workers."""
 
     def __init__(self, monkeypatch, executor):
-        from scheduler import runner
+        from scheduler import celery_messages
 
         self.ids: list[list[int]] = []
         self.wakes = 0
-        real_unlease, real_fed = runner.unlease, executor.requests.fed
+        real_unlease, real_fed = celery_messages.unlease, executor.requests.fed
 
         def unlease(ledger, sub_ids, owner):
             self.ids.append(list(sub_ids))
@@ -114,7 +114,7 @@ class _GivenBack:
             self.wakes += 1
             real_fed(run_id)
 
-        monkeypatch.setattr(runner, "unlease", unlease)
+        monkeypatch.setattr(celery_messages, "unlease", unlease)
         monkeypatch.setattr(executor.requests, "fed", fed)
 
 
@@ -153,14 +153,14 @@ def test_a_message_of_young_searches_gives_back_its_rest_at_once(sqlite_url, bro
     20 ms more, under HANDOFF_AFTER, so none is stopped) is taken at once all the same:
     the subproblems not started go back at the end of the running search, instead of the
     asker waiting for a search old enough to stop (here: none, the whole message)."""
-    from scheduler import runner
+    from scheduler import celery_messages
 
     ledger = open_ledger(sqlite_url)
     run_id = make_run(ledger, "pentomino-6x10", depth=2, executor="celery", memo=False)  # 328, each < 30 ms
     ids = sub_ids(ledger, run_id)
     executor = _Asking(broker_url)
     given = _GivenBack(monkeypatch, executor)
-    real, calls = runner.solve_task, []
+    real, calls = celery_messages.solve_task, []
 
     def young(*args):
         calls.append(1)
@@ -169,10 +169,10 @@ def test_a_message_of_young_searches_gives_back_its_rest_at_once(sqlite_url, bro
         time.sleep(0.02)
         return real(*args)
 
-    monkeypatch.setattr(runner, "solve_task", young)
+    monkeypatch.setattr(celery_messages, "solve_task", young)
     execute_batch(ledger, run_id, ids[:40], executor)  # the message; the worker then pulls the rest for 5 s
     assert len(ids[:40]) - len(given.ids[0]) in (5, 6)
-    monkeypatch.setattr(runner, "solve_task", real)
+    monkeypatch.setattr(celery_messages, "solve_task", real)
     while pending := sub_ids(ledger, run_id, state="pending"):  # what is left after its 5 s on the run
         execute_batch(ledger, run_id, pending, None)
     assert L.get_run(ledger, run_id).solutions == 9356
@@ -224,14 +224,14 @@ def test_the_unstarted_rest_goes_back_during_the_running_search(sqlite_url, brok
     """A token taken while the message still holds subproblems not started: the listening
     thread hands them back at once, while the running search goes on (it is not stopped,
     and the asker need not wait for its end); the count stays exact."""
-    from scheduler import runner
+    from scheduler import celery_messages
 
     ledger = open_ledger(sqlite_url)
     run_id = make_run(ledger, "pentomino-6x10", depth=2, executor="celery", memo=False)
     ids = sub_ids(ledger, run_id)
     executor = _Asking(broker_url)
     given = _GivenBack(monkeypatch, executor)
-    real, calls, seen_during = runner.solve_task, [], []
+    real, calls, seen_during = celery_messages.solve_task, [], []
 
     def slow_third(*args):
         calls.append(1)
@@ -240,7 +240,7 @@ def test_the_unstarted_rest_goes_back_during_the_running_search(sqlite_url, brok
             seen_during.append(_until(lambda: bool(given.ids)))
         return real(*args)
 
-    monkeypatch.setattr(runner, "solve_task", slow_third)
+    monkeypatch.setattr(celery_messages, "solve_task", slow_third)
     execute_batch(ledger, run_id, ids[:40], executor)
     assert seen_during == [True]
     assert given.ids[0] == ids[3:40]

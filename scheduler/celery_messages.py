@@ -1,0 +1,351 @@
+"""A Celery worker's messages: :func:`execute_batch` leases a message's subproblems,
+solves them, records each result exactly once, then stays on the run, pulling the rest
+of it from the ledger (:mod:`scheduler.ledger.pulls`) and asking the workers still
+searching for part of theirs (:mod:`scheduler.work_requests`); :func:`execute_one`
+solves one subproblem by itself.  (A ``--verify`` run's verifications:
+:func:`scheduler.verification.execute_verification`.)
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from contextlib import nullcontext
+from fractions import Fraction
+from typing import Callable, Sequence
+
+from core.errors import PathError
+
+from .batches import GUIDED_SHARE, MESSAGE_FLOOR_SECONDS, MESSAGE_SECONDS, message_target, seconds_per_weight
+from .celery_executor import CeleryExecutor
+from .db import Ledger
+from .ledger import (
+    Parcel,
+    RunBrief,
+    fail_run,
+    has_pending,
+    lease_message,
+    lease_one,
+    pull,
+    record_closing,
+    record_results,
+    run_spec,
+    searched_by_others,
+    unlease,
+)
+from .ledger import verifications as V
+from .pulling import pulls_from_ledger
+from .run_options import Mode
+from .work import Outcome, Task, cached_solver, is_cached, solve_task, worker_name
+from .work_requests import WorkRequests
+
+_log = logging.getLogger(__name__)
+
+
+#: the results of quick subproblems in one message are recorded together, once this much
+#: solving is unrecorded (one transaction instead of one each; a crash loses at most this)
+RECORD_SECONDS = 0.2
+
+
+def execute_batch(ledger: Ledger, run_id: int, sub_ids: Sequence[int], executor: CeleryExecutor | None, *,
+                  clock: Callable[[], float] = time.monotonic) -> list[str]:
+    """A worker's message of run ``run_id``: the subproblems ``sub_ids``, leased together
+    and solved in order, results recorded exactly once, quick ones together
+    (:data:`RECORD_SECONDS`).  Returns what happened to each.
+
+    Where the run pulls (:func:`_pulls`), the worker then stays on it: it trades its
+    results for the next parcel of the run's pending subproblems
+    (:func:`scheduler.ledger.pull`) until none is left, and then asks the workers still
+    searching for part of their work (:mod:`scheduler.work_requests`), which they leave
+    in the ledger for it to pull.  After :data:`~scheduler.batches.MESSAGE_SECONDS` on
+    the run it hands back what it has not started, invites a worker back to the run (a
+    message with no subproblems) and returns to the queue, so that other runs' messages
+    get their turn.  Where the run does not pull (a verified run, ``--first``), the
+    message's unstarted subproblems are sent back to the queue once
+    :func:`scheduler.batches.message_target` seconds have passed."""
+    owner = f"celery:{worker_name()}"
+    run, tasks = lease_message(ledger, run_id, sub_ids, owner)
+    if run is None:  # finished, cancelled or failed meanwhile: nothing to do
+        return ["skipped"] * len(sub_ids)
+    results = _Results(ledger, run, executor)
+    requests = _requests(executor, run)
+    pulls = _pulls(executor, run)
+    limit = MESSAGE_SECONDS if pulls else message_target(run.options.task_seconds)
+    rest = _Unstarted(tasks)
+
+    def give_rest() -> bool:  # here, or in the listening thread during a search
+        if executor is None:  # no queue to hand them back to
+            return False
+        given = rest.take_all()
+        if not given:
+            return False
+        try:
+            unlease(ledger, [t.sub_id for t in given], owner)
+            if pulls:  # left in the ledger for whoever pulls next; a waiting worker is woken
+                if requests is not None:
+                    requests.fed(run_id)
+            else:
+                executor.dispatch(run_id, [t.sub_id for t in given], run.options.queue_name, ledger,
+                                  weights=[t.weight for t in given], rate=results.rate, target=limit,
+                                  share=run.options.workers)
+        except BaseException:
+            rest.put_back(given)
+            raise
+        results.happened.update((t.sub_id, "handed back") for t in given)
+        return True
+
+    started = clock()
+    closed = timed_out = False
+    with requests.serving(run_id, give_rest) if requests is not None else nullcontext():
+        while True:
+            while rest.left:
+                if rest.started and executor is not None:
+                    timed_out = clock() - started >= limit
+                    if timed_out or (requests is not None and requests.asked()):
+                        give_rest()
+                        break
+                task = rest.take()
+                if task is None:  # the listening thread handed them back meanwhile
+                    break
+                if requests is not None:
+                    requests.holding(rest.left)
+                results.add(_solve(ledger, _solver_of(ledger, run), task, run, requests, executor))
+            if not pulls:
+                break
+            if timed_out or clock() - started >= limit:
+                timed_out = True
+                break
+            parcel, closed = results.pull(owner)
+            if closed:
+                _announce_end(executor, run_id)
+                break
+            if parcel:
+                rest = rest.refilled(parcel)
+                if requests is not None:
+                    requests.answered()
+                continue
+            if requests is None:
+                break
+            if _wait_for_work(ledger, executor, run, owner) != "pullable":
+                break
+        if not closed:
+            closed = results.flush(closing=True)  # the message may have held the run's last open subproblems
+            if closed:
+                _announce_end(executor, run_id)
+    if rest.left:  # a hand-back from the listening thread failed, and put them back: once more, here
+        give_rest()
+    if pulls and timed_out and not closed:  # back to the queue: a worker is invited back to the run
+        executor.invite(run_id, run.options.queue_name)
+    return [results.happened.get(sub_id, "skipped") for sub_id in sub_ids]
+
+
+
+def _pulls(executor: CeleryExecutor | None, run: RunBrief) -> bool:
+    """:func:`pulls_from_ledger` for a worker with a queue to invite a worker back on."""
+    return executor is not None and pulls_from_ledger(run.mode, run.sampling is not None)
+
+
+class _Unstarted:
+    """The subproblems of a message (or of a parcel pulled after it) not started yet, in
+    order: the message's loop takes them one at a time; a request for work takes all that
+    are left at once — from the listening thread while a search runs
+    (:mod:`scheduler.work_requests`)."""
+
+    def __init__(self, tasks: Sequence[Task]):
+        self._tasks = list(tasks)
+        self._next = 0          # tasks before it are started, or handed back
+        self.started = 0        # how many the loop took
+        self._lock = threading.Lock()
+
+    @property
+    def left(self) -> int:
+        return len(self._tasks) - self._next
+
+    def take(self) -> Task | None:
+        with self._lock:
+            if self._next == len(self._tasks):
+                return None
+            self._next += 1
+            self.started += 1
+            return self._tasks[self._next - 1]
+
+    def take_all(self) -> list[Task]:
+        with self._lock:
+            given, self._next = self._tasks[self._next:], len(self._tasks)
+            return given
+
+    def put_back(self, given: list[Task]) -> None:
+        """Undo a :meth:`take_all` whose hand-back failed."""
+        with self._lock:
+            self._next -= len(given)
+
+    def refilled(self, tasks: Sequence[Task]) -> "_Unstarted":
+        """The next parcel in place of this spent one (the same object: the listening
+        thread's ``give_rest`` holds it), started ones counted on."""
+        with self._lock:
+            self._tasks, self._next = list(tasks), 0
+        return self
+
+
+def _requests(executor: CeleryExecutor | None, run: RunBrief) -> WorkRequests | None:
+    """The requests for work of a run: none without Redis, and none in a run that verifies
+    a sample (its subproblems stay as planned: the same seed samples the same ones)."""
+    return None if executor is None or run.sampling is not None else executor.requests
+
+
+def _wait_for_work(ledger: Ledger, executor: CeleryExecutor, run: RunBrief, owner: str) -> str:
+    """Work stealing once nothing of the run is pending (:mod:`scheduler.work_requests`):
+    while the run's queue is empty and another worker searches, ask for part of its
+    subproblem; the waiting ends — ``"pullable"`` — once the run has pending subproblems
+    in the ledger again, for the worker to pull (:func:`execute_batch`)."""
+    queue = run.options.queue_name
+
+    def others_searching() -> bool:
+        with ledger.engine.connect() as conn:
+            return searched_by_others(conn, run.id, owner)
+
+    def pending() -> bool:
+        with ledger.engine.connect() as conn:
+            return has_pending(conn, run.id)
+
+    import redis
+
+    try:
+        return executor.requests.wait_for_work(run.id, owner, lambda: executor.queue_size(queue), others_searching,
+                                               pullable=pending)
+    except (redis.RedisError, *executor.outage_errors) as exc:  # the message is done; asking is a bonus
+        _log.warning("run %s: no request for work (the broker: %s)", run.id, str(exc).splitlines()[0])
+        return "broker away"
+
+
+class _Results:
+    """The outcomes of one message, recorded a few at a time: at once for one that donates
+    (its children should reach other workers now), else once :data:`RECORD_SECONDS` of
+    solving are unrecorded, and at the end.
+
+    Measured and dropped (2026-11-28): writing them from a thread of their own while the
+    worker goes on to its next message — no gain out of the noise (B/A 0.934, then
+    1.035) for a weaker guarantee (a message acknowledged before its results are
+    written); docs/performance.md, "Distributed runs"."""
+
+    def __init__(self, ledger: Ledger, run: RunBrief, executor: CeleryExecutor | None):
+        self.ledger, self.run, self.executor = ledger, run, executor
+        self.outcomes: list[Outcome] = []
+        self.unrecorded = 0.0
+        self.seconds, self.weight_done = 0.0, Fraction(0)
+        self.happened: dict[int, str] = {}
+
+    @property
+    def rate(self) -> float | None:
+        """Seconds per unit of weight, measured over this message so far."""
+        return seconds_per_weight(self.seconds, self.weight_done)
+
+    def add(self, outcome: Outcome) -> None:
+        self.outcomes.append(outcome)
+        self.unrecorded += outcome.seconds
+        self.seconds += outcome.seconds
+        self.weight_done += outcome.weight_done
+        if outcome.frontier or self.unrecorded >= RECORD_SECONDS:
+            self.flush()
+
+    def pull(self, owner: str) -> tuple[list[Task], bool]:
+        """Record the outcomes held and lease the run's next parcel
+        (:func:`scheduler.ledger.pull`), sized by guided self-scheduling for the workers
+        the run was planned for, at the rate measured here: its tasks, and whether this
+        closed the run (nothing was pending, nothing is open)."""
+        options = self.run.options
+        parcel = Parcel.of_seconds(options.workers or GUIDED_SHARE, self.rate, message_target(options.task_seconds),
+                                   MESSAGE_FLOOR_SECONDS, heaviest_first=self.run.mode is Mode.COUNT)
+        pulled = pull(self.ledger, self.run.id, owner, self.outcomes, parcel, options.lease_seconds())
+        self._recorded(pulled.recorded)
+        return pulled.tasks, pulled.closed
+
+    def flush(self, closing: bool = False) -> bool:
+        """Record the outcomes held; ``closing`` (the message's end): and close the run,
+        in the same transaction, if nothing of it is open any more — when this message
+        recorded anything.  Whether the run was closed here."""
+        closed = False
+        if closing and (self.outcomes or "recorded" in self.happened.values()):
+            recorded, closed = record_closing(self.ledger, self.run.id, self.outcomes, queued=True,
+                                              sampling=self.run.sampling)
+        elif self.outcomes:
+            recorded = record_results(self.ledger, self.outcomes, queued=True, sampling=self.run.sampling)
+        else:
+            return False
+        self._recorded(recorded)
+        return closed
+
+    def _recorded(self, recorded: list[list[int] | None]) -> None:
+        """The outcomes held are recorded (``recorded``: what each wrote): their donated
+        frontiers sent on, the outcomes let go."""
+        for outcome, children in zip(self.outcomes, recorded):
+            self.happened[outcome.sub_id] = "duplicate" if children is None else "recorded"
+            if children is not None:
+                _send_on(self.executor, self.run, outcome, children)
+        self.outcomes, self.unrecorded = [], 0.0
+
+
+def execute_one(ledger: Ledger, sub_id: int, executor: CeleryExecutor | None) -> str:
+    """One subproblem, by itself: lease, solve, record (exactly once), send the donated
+    frontier and a sampled verification on, close the run when it was the last.  Returns
+    what happened."""
+    leased = lease_one(ledger, sub_id, f"celery:{worker_name()}")
+    if leased is None:
+        return "skipped"
+    task, run = leased
+    outcome = _solve(ledger, _solver_of(ledger, run), task, run, _requests(executor, run), executor)
+    (children,), closed = record_closing(ledger, run.id, [outcome], queued=True, sampling=run.sampling)
+    if closed:
+        _announce_end(executor, run.id)
+    if children is None:
+        return "duplicate"
+    _send_on(executor, run, outcome, children)
+    return "recorded"
+
+
+def _solver_of(ledger: Ledger, run: RunBrief):
+    """The run's solver, built once per process for each problem and solver options (the
+    spec is read only the first time): a warm worker starts the next run of the same
+    problem at once, where building it took 0.1-0.3 s (the pentacube box: compiling,
+    the symmetry group, the orbit anchors)."""
+    key = ("problem", run.spec_hash, repr(run.options.solver))
+    return cached_solver(key, None if is_cached(key) else run_spec(ledger, run.id), run.options)
+
+
+def _solve(ledger: Ledger, solver, task: Task, run: RunBrief, requests: WorkRequests | None = None,
+           executor: CeleryExecutor | None = None) -> Outcome:
+    """Solve a leased subproblem (handing back its frontier early when another worker
+    asks for work, through ``requests``); a path the solver rejects fails the run."""
+    try:
+        if requests is None:
+            return solve_task(solver, task, run.mode, run.options)
+        with requests.searching(run.id):
+            return solve_task(solver, task, run.mode, run.options)
+    except (PathError, ValueError, OverflowError) as exc:
+        if fail_run(ledger, run.id, f"subproblem {task.sub_id}: {exc}"):
+            _announce_end(executor, run.id)
+        raise
+
+
+def _announce_end(executor: CeleryExecutor | None, run_id: int) -> None:
+    """This worker ended the run: told on the broker (:meth:`CeleryExecutor.announce_end`)."""
+    if executor is not None:
+        executor.announce_end(run_id)
+
+
+def _send_on(executor: CeleryExecutor | None, run: RunBrief, outcome: Outcome, children: list[int]) -> None:
+    """After a result is recorded: its donated frontier — left in the ledger for the run's
+    workers to pull, the waiting ones woken, or (a run that does not pull) sent packed at
+    the donating subproblem's measured rate — and its verification when sampled."""
+    if executor is None:
+        return
+    queue = run.options.queue_name
+    if _pulls(executor, run):  # left in the ledger for whoever pulls next; a waiting worker is woken
+        if children and executor.requests is not None:
+            executor.requests.fed(run.id)
+    else:
+        executor.dispatch(run.id, children, queue, weights=[s.weight for s in outcome.frontier],
+                          rate=seconds_per_weight(outcome.seconds, outcome.weight_done),
+                          target=message_target(run.options.task_seconds), share=run.options.workers)
+    if V.wants_verification(run.sampling, outcome):
+        executor.dispatch_verifications(run.id, [outcome.sub_id], queue)
