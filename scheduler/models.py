@@ -107,6 +107,8 @@ class Subproblem(Base):
     parent_id: Mapped[int | None] = mapped_column(ForeignKey("subproblems.id"), nullable=True)
     state: Mapped[str] = mapped_column(String(12), default=SubproblemState.PENDING)  # scheduler.states
     attempts: Mapped[int] = mapped_column(Integer, default=0)
+    #: worker processes of this host found dead holding its lease (the third fails the run)
+    deaths: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     lease_owner: Mapped[str | None] = mapped_column(String(200), nullable=True)
     lease_expires: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
     queued_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)

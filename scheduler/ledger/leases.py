@@ -214,23 +214,24 @@ def _reclaim_from_the_dead(ledger: Ledger, run: RunBrief, sub_ids: set[int], own
     host = socket.gethostname()
     now = utcnow()
     with ledger.engine.begin() as conn:
-        held = conn.execute(select(SUB.c.id, SUB.c.path, SUB.c.lease_owner, SUB.c.attempts).where(
+        held = conn.execute(select(SUB.c.id, SUB.c.path, SUB.c.lease_owner, SUB.c.deaths).where(
             SUB.c.id.in_(sorted(sub_ids)), SUB.c.state == SubproblemState.LEASED, SUB.c.lease_expires >= now)).all()
         freed = []
-        for sub_id, path, dead, attempts in held:
+        for sub_id, path, dead, deaths in held:
             pid = _local_pid(dead, host)
             if pid is None or pid == os.getpid() or not _process_gone(pid):
                 continue
-            if attempts >= CRASHES_ALLOWED:
+            if deaths + 1 >= CRASHES_ALLOWED:  # deaths, not leases: a lease that expired is no death
                 if conn.execute(update(RUN).where(RUN.c.id == run.id, RUN.c.status == RunStatus.RUNNING).values(
                         status=RunStatus.FAILED, finished_at=now,
-                        error=f"subproblem {sub_id} (path {path}): {attempts} worker processes died counting it "
+                        error=f"subproblem {sub_id} (path {path}): {deaths + 1} worker processes died counting it "
                               f"(the last {dead}); see the workers' logs")).rowcount == 1:
                     announce_end(conn, run.id)
                 return []
             if conn.execute(update(SUB).where(SUB.c.id == sub_id, SUB.c.lease_owner == dead,
                                               SUB.c.state == SubproblemState.LEASED)
-                            .values(lease_expires=now - dt.timedelta(seconds=1))).rowcount == 1:
+                            .values(lease_expires=now - dt.timedelta(seconds=1), deaths=SUB.c.deaths + 1)
+                            ).rowcount == 1:
                 freed.append(sub_id)
         if not freed:
             return []
