@@ -4,6 +4,7 @@ real PostgreSQL ledger and Redis broker.  By hand, never in CI:
     .venv/bin/python bench/bench_answers.py                 # runs, show, submit, submit --wait's lag
     .venv/bin/python bench/bench_answers.py --ratio         # and two Celery workers against one local worker
     .venv/bin/python bench/bench_answers.py --pg postgresql://postgres@127.0.0.1:5432/test --repeat 7
+    .venv/bin/python bench/bench_answers.py --reads --against /other/checkout/.venv/bin/tilecensus
 
 It makes a fresh database beside ``--pg``'s, starts two workers (concurrency 1 each) on
 a queue of its own, and prints, best and median of ``--repeat`` fresh processes:
@@ -11,6 +12,9 @@ a queue of its own, and prints, best and median of ``--repeat`` fresh processes:
 * ``runs`` and ``show N`` (target 0.4 s), ``submit`` without ``--wait`` (target 0.5 s);
 * ``submit --wait``'s lag: the process's exit (wall clock) less the run's recorded end
   (``finished_at``), target 0.2 s;
+* with ``--reads``: only ``runs`` and ``show N`` (no workers: two runs solved here), best
+  and median wall time and the CPU time of the process; with ``--against EXE`` (another
+  checkout's ``tilecensus``, say the one before a change) the two alternate, side by side;
 * with ``--ratio``: the pentacube box (``pentacubes-3x4x5``, default and ``--no-symmetry``)
   as the user waits, ``solve --workers 1`` against ``submit --wait`` on the two workers,
   alternating (targets 1.5x and 1.8x).
@@ -21,6 +25,7 @@ import argparse
 import datetime as dt
 import json
 import os
+import resource
 import secrets
 import signal
 import statistics
@@ -43,6 +48,34 @@ def timed(args: list[str], env: dict) -> tuple[float, float, str]:
     return time.perf_counter() - started, exited, proc.stdout
 
 
+def timed_cpu(exe: str, args: list[str], env: dict) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of the process ``EXE ARGS``."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    proc = subprocess.run([exe, *args], env=env, capture_output=True, text=True, timeout=600)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:
+        raise SystemExit(f"{exe} {' '.join(args)} exited {proc.returncode}: {proc.stderr.strip()}")
+    return wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+
+
+def reads(env: dict, repeat: int, against: str | None) -> None:
+    """``runs`` and ``show N``, alternating with ``against`` where given."""
+    timed(["solve", "pentomino-6x10", "--json", "--no-progress"], env)
+    run_id = json.loads(timed(["solve", "dominoes-4x4", "--all", "--json", "--no-progress"], env)[2])["run_id"]
+    exes = {"this": TILECENSUS, **({"against": against} if against else {})}
+    for args in (["runs"], ["runs", "--json"], ["show", str(run_id)], ["show", str(run_id), "--json"]):
+        got: dict[str, list[tuple[float, float]]] = {k: [] for k in exes}
+        for _ in range(repeat):
+            for k, exe in exes.items():
+                got[k].append(timed_cpu(exe, args, env))
+        for k, xs in got.items():
+            walls = [w for w, _ in xs]
+            print(f"{' '.join(args):20s} {k:8s} best {min(walls):6.3f} s  median {statistics.median(walls):6.3f} s"
+                  f"  CPU best {min(c for _, c in xs):6.3f} s  (target 0.4 s)")
+
+
 def finished_at(url: str, run_id: int) -> float:
     import psycopg
 
@@ -62,6 +95,8 @@ def main() -> None:
     ap.add_argument("--broker", default="redis://127.0.0.1:6379/13")
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--ratio", action="store_true")
+    ap.add_argument("--reads", action="store_true", help="only runs and show N, without workers")
+    ap.add_argument("--against", metavar="EXE", help="with --reads: another tilecensus, alternating")
     args = ap.parse_args()
     import psycopg
 
@@ -74,6 +109,10 @@ def main() -> None:
     workers = []
     try:
         timed(["db", "upgrade"], env)
+        if args.reads:
+            print(f"{dt.datetime.now():%Y-%m-%d %H:%M}, load average {os.getloadavg()[0]:.1f}, {os.cpu_count()} CPUs")
+            reads(env, args.repeat, args.against)
+            return
         workers = [subprocess.Popen([TILECENSUS, "worker", "--concurrency", "1", "--queues", queue, "--loglevel",
                                      "WARNING", "-n", f"{queue}-{i}@%h"], env=env, stdout=subprocess.DEVNULL,
                                     stderr=subprocess.DEVNULL, start_new_session=True) for i in range(2)]

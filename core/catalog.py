@@ -55,6 +55,10 @@ KIND_MODELS = {
     "roads": "core.edges",
     "crossword": "core.crossword",
 }
+#: the built-in kinds whose problems read a finished run's stored solutions back for
+#: ``show`` (``Problem.summarise``, ``Problem.given_found``), so that ``show`` reads other
+#: runs without building their problem (a test checks it against the models)
+SOLUTION_READERS = frozenset({"crossword"})
 
 LOADERS: dict[str, Loader] = {}
 #: the kinds whose problems have a symmetry group (``Problem.symmetry``), for messages

@@ -5,15 +5,15 @@ from typing import TYPE_CHECKING, Any, Iterator
 
 from sqlalchemy import func, select
 
+from . import reads
 from .codec import path_of, unpack
 from .db import Ledger
 from .errors import LedgerError
-from .ledger import Progress, get_run, progress
+from .ledger import get_run
 from .models import Run, Solution, Subproblem
-from .run_options import Mode, RunOptions
+from .run_options import Mode
 from .states import RunStatus, SubproblemState
-from .summary import found_in, iso, summarise
-from .ledger import verifications as V
+from .summary import found_in
 
 if TYPE_CHECKING:
     from core.problem import Problem
@@ -22,71 +22,17 @@ if TYPE_CHECKING:
 def list_runs(ledger: Ledger, *, limit: int = 50, status: str | None = None,
               problem: str | None = None) -> list[dict[str, Any]]:
     """The newest runs first, a dict each; ``problem``: only runs whose problem name
-    contains it."""
-    stored = [status, RunStatus.RUNNING] if status in (RunStatus.RUNNING, RunStatus.INTERRUPTED) else [status]
+    contains it (:func:`scheduler.reads.list_runs`, which ``runs`` also asks without
+    SQLAlchemy)."""
     with ledger.session() as session:
-        q = select(Run).order_by(Run.id.desc()).limit(limit)
-        if status:  # a running local run whose process died shows as interrupted (progress says)
-            q = q.where(Run.status.in_(stored))
-        if problem:
-            q = q.where(Run.name.contains(problem, autoescape=True))
-        runs = list(session.scalars(q))
-    out = []
-    for run in runs:
-        p = progress(ledger, run.id)
-        if status and p.status != status:
-            continue
-        out.append(
-            {
-                "run_id": run.id,
-                "problem": run.name,
-                "mode": run.mode,
-                "executor": run.executor,
-                "status": p.status,
-                "solutions": run.solutions if run.solutions is not None else p.solutions,
-                "distinct": run.distinct,
-                "nodes": run.nodes if run.nodes is not None else p.nodes,
-                "progress": round(p.weight_done, 6),
-                "subproblems": p.subproblems,
-                "created": iso(run.created_at),
-                "seconds": round(run.seconds if run.seconds is not None else p.elapsed, 3),
-                "verified": p.verifications.get("done") if run.verify_fraction else None,
-                "mismatches": p.verifications.get("mismatches") if run.verify_fraction else None,
-                "error": run.error,
-            }
-        )
-    return out
-
-
-def verification(ledger: Ledger, run: Run, p: Progress) -> dict[str, Any] | None:
-    """How a ``--verify`` run's verifications stand, with its mismatches; None otherwise."""
-    if not run.verify_fraction:
-        return None
-    c = p.verifications
-    with ledger.session() as session:
-        bad = V.mismatch_rows(session, run.id)
-    return {"fraction": run.verify_fraction, "seed": RunOptions.from_json(run.options).verify_seed or 0,
-            "verified": c["done"], "agree": c["done"] - c["mismatches"], "mismatches": c["mismatches"],
-            "open": c["pending"] + c["leased"], "cancelled": c["cancelled"], "nodes": c["nodes"],
-            "mismatched": bad}
+        return reads.list_runs(reads.session_query(session), limit=limit, status=status, problem=problem)
 
 
 def run_summary(ledger: Ledger, run_id: int, *, slowest: int = 5) -> dict[str, Any]:
     """Totals, status, timings, throughput, the slowest subproblems, the spread of sizes
-    (:func:`scheduler.summary.summarise`)."""
+    (:func:`scheduler.reads.run_summary`, which ``show`` also asks without SQLAlchemy)."""
     with ledger.session() as session:
-        run = session.get(Run, run_id)
-        if run is None:
-            raise LedgerError(f"no run {run_id} in the ledger")
-        rows = session.execute(
-            select(Subproblem.id, Subproblem.path, Subproblem.seconds, Subproblem.nodes, Subproblem.count,
-                   Subproblem.attempts, Subproblem.n_donated, Subproblem.worker, Subproblem.distinct)
-            .where(Subproblem.run_id == run_id, Subproblem.state == SubproblemState.DONE)
-        ).all()
-        n_solutions_stored = session.scalar(select(func.count()).where(Solution.run_id == run_id))
-    p = progress(ledger, run_id)
-    return summarise(run, rows, n_solutions_stored, p, verification(ledger, run, p), slowest=slowest)
-
+        return reads.run_summary(reads.session_query(session), run_id, slowest=slowest)
 
 
 #: at most this many stored solutions are read to summarise a run (``show``'s summary)

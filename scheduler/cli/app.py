@@ -83,6 +83,14 @@ class App:
 
         return DirectLedger.open(resolve_url(self.db_url))
 
+    def direct_reads(self):
+        """The ledger for ``runs`` and ``show`` to read without SQLAlchemy
+        (:class:`~scheduler.read_direct.DirectReads`), else None (then :meth:`ledger`)."""
+        from ..env import resolve_url
+        from ..read_direct import open_direct
+
+        return open_direct(resolve_url(self.db_url))
+
     def ledger_url(self) -> str:
         """The URL of the ledger this command uses, without its password, for headers."""
         from ..db import resolve_url, safe_url
@@ -166,10 +174,12 @@ class Group(click.Group):
 
 
 def _database_errors() -> tuple[type[BaseException], ...]:
-    """SQLAlchemy's OperationalError and sqlite3's (a run written without SQLAlchemy,
-    :mod:`scheduler.sqlite_direct`), where they are loaded: a command that never loaded
-    one cannot have raised it, and ``--help`` should not pay for loading it."""
-    return tuple(module.OperationalError for module in (sys.modules.get("sqlalchemy.exc"), sys.modules.get("sqlite3"))
+    """SQLAlchemy's OperationalError, sqlite3's and psycopg's (a run written, or a ledger
+    read, without SQLAlchemy: :mod:`scheduler.sqlite_direct`, :mod:`scheduler.read_direct`),
+    where they are loaded: a command that never loaded one cannot have raised it, and
+    ``--help`` should not pay for loading it."""
+    return tuple(module.OperationalError for module in (sys.modules.get("sqlalchemy.exc"), sys.modules.get("sqlite3"),
+                                                        sys.modules.get("psycopg"))
                  if module is not None)
 
 

@@ -2,6 +2,7 @@
 built-in library: ``problems``."""
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
 
@@ -27,18 +28,23 @@ from .options import db_option, json_option
 @click.pass_obj
 def runs(app: App, limit: int, status: str | None, prune: bool, yes: bool) -> None:
     """The runs in the ledger, newest first (the ledger's URL on the first line)."""
-    from ..queries import list_runs
-
     if yes and not prune:
         raise click.UsageError("--yes goes with --prune")
     if prune:
         _prune(app, status, yes)
         return
-    rows = list_runs(app.ledger(existing=True), limit=limit, status=status)
+    direct = app.direct_reads()  # without SQLAlchemy where it can (scheduler.read_direct)
+    if direct is not None:
+        with contextlib.closing(direct):
+            rows, url = direct.list_runs(limit=limit, status=status), direct.shown_url
+    else:
+        from ..queries import list_runs
+
+        rows, url = list_runs(app.ledger(existing=True), limit=limit, status=status), app.ledger_url()
     if app.as_json:
         app.echo_json(rows)
     else:
-        click.echo(f"ledger {app.ledger_url()}: {render.plural(len(rows), 'run')}"
+        click.echo(f"ledger {url}: {render.plural(len(rows), 'run')}"
                    + (" (newest first)" if len(rows) > 1 else ""))
         if rows:
             render.runs_table(rows)
@@ -91,14 +97,19 @@ def delete(app: App, run_ids: tuple[int, ...]) -> None:
 @click.pass_obj
 def show(app: App, run_id: int) -> None:
     """One run: totals, status, method, timings, throughput, slowest subproblems, sizes."""
-    from ..queries import run_details
+    s = None
+    direct = app.direct_reads()  # without SQLAlchemy where it can (scheduler.read_direct)
+    if direct is not None:
+        with contextlib.closing(direct):
+            s, url = direct.run_details(run_id), direct.shown_url
+    if s is None:  # (a crossword's finished run: its problem reads its solutions)
+        from ..queries import run_details
 
-    ledger = app.ledger(existing=True)
-    s = run_details(ledger, run_id)
+        s, url = run_details(app.ledger(existing=True), run_id), app.ledger_url()
     if app.as_json:
-        app.echo_json({**render.run_json(s), "ledger": app.ledger_url()})
+        app.echo_json({**render.run_json(s), "ledger": url})
     else:
-        click.echo(render.show_text(s, app.ledger_url()))
+        click.echo(render.show_text(s, url))
 
 
 def _stored_solutions_or_say(ledger, run_id: int) -> None:

@@ -7,18 +7,19 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Callable, Sequence
 
-from sqlalchemy import Connection, bindparam, func, insert, select, text, update
+from sqlalchemy import Connection, bindparam, func, insert, select, update
 
 from core.problem import Problem
 from core.search import Stats, Subpath
 
+from .. import reads
 from ..batches import seconds_per_weight
 from ..codec import fraction_of, total_of
 from ..db import Ledger
 from ..errors import LedgerError
-from ..models import Run, Subproblem, Verification, utcnow
+from ..models import Run, Subproblem, utcnow
 from ..rows import classes, counted_rows, run_row, stats_of
-from ..summary import Progress, progress_of
+from ..summary import Progress
 from ..run_options import ExecutorKind, Mode, RunOptions
 from ..states import OPEN, RunStatus, SubproblemState
 from ..work import Outcome
@@ -304,33 +305,6 @@ def interrupt_run(ledger: Ledger, run_id: int) -> bool:
         return True
 
 
-def _owner_gone(session: Any, run: Run) -> dt.datetime | None:
-    """When a running local run whose process is gone stopped working (its last recorded
-    result, else its start); None while it may be alive.  A live local run holds at least
-    one unexpired lease from its first lease until it closes (results and new leases are
-    traded in one transaction), so a run that holds leases, all expired, has lost its
-    process (SIGKILL, a crash, a reboot).  A run with no lease at all is just starting —
-    it leases within milliseconds of being written (or of ``resume``) — unless it has held
-    none for a whole lease period since its last sign of life: then its process died
-    before its first lease."""
-    if run.status != RunStatus.RUNNING or run.executor != ExecutorKind.LOCAL:
-        return None
-    latest = [
-        session.scalar(select(func.max(table.lease_expires)).where(table.run_id == run.id,
-                                                                   table.state == SubproblemState.LEASED))
-        for table in (Subproblem, Verification)
-    ]
-    held = [t for t in latest if t is not None]
-    now = utcnow()
-    if held and max(held) >= now:
-        return None
-    last = session.scalar(select(func.max(Subproblem.finished_at)).where(Subproblem.run_id == run.id))
-    since = max(last or run.created_at, run.created_at)
-    if not held and (now - since).total_seconds() <= RunOptions.from_json(run.options).lease_seconds():
-        return None
-    return since
-
-
 def cancel_run(ledger: Ledger, run_id: int) -> int:
     """Stop a run: open subproblems become cancelled (late results are then refused)."""
     with ledger.session() as session:
@@ -374,41 +348,9 @@ def revive_run(ledger: Ledger, run_id: int) -> Run:
 
 #: SQLite's SUM adds integers in 64 bits (an error past 2^63) and CAST turns longer
 #: decimals into floats: it sums the counts only while they cannot pass this together
-_SQLITE_EXACT_SUM = 2**63 - 1
-
-
-def _done_solutions(session: Any, run_id: int) -> int:
-    """The solutions found by a run's done subproblems, exactly (counts are decimal text of
-    any size): PostgreSQL sums them as NUMERIC; SQLite does when they are few and short
-    enough for its 64-bit sum, else they are summed here."""
-    where = "FROM subproblems WHERE run_id = :r AND state = 'done'"
-    if session.get_bind().dialect.name != "sqlite":
-        return int(session.scalar(text(f"SELECT SUM(CAST(count AS NUMERIC)) {where}"), {"r": run_id}) or 0)
-    rows, digits = session.execute(text(f"SELECT COUNT(count), MAX(LENGTH(count)) {where}"), {"r": run_id}).one()
-    if not rows:
-        return 0
-    if rows * 10 ** int(digits) <= _SQLITE_EXACT_SUM:
-        return int(session.scalar(text(f"SELECT SUM(CAST(count AS INTEGER)) {where}"), {"r": run_id}) or 0)
-    return total_of(session.scalars(text(f"SELECT count {where}"), {"r": run_id}))
-
-
 def progress(ledger: Ledger, run_id: int) -> Progress:
+    """A run's progress as the ledger sees it now (:func:`scheduler.reads.progress_of_run`,
+    the SQL that ``runs`` and ``show`` also ask without SQLAlchemy)."""
     with ledger.session() as session:
-        run = session.get(Run, run_id)
-        if run is None:
-            raise LedgerError(f"no run {run_id} in the ledger {ledger.url}")
-        states = dict(
-            session.execute(
-                select(Subproblem.state, func.count()).where(Subproblem.run_id == run_id).group_by(Subproblem.state)
-            ).all()
-        )
-        done_f, nodes = session.execute(
-            select(func.sum(Subproblem.done_f), func.sum(Subproblem.nodes)).where(
-                Subproblem.run_id == run_id, Subproblem.state == SubproblemState.DONE
-            )
-        ).one()
-        # the counts of a run in residues make its total only once all are in
-        solutions = _done_solutions(session, run_id) if run.modulus is None and run.status != RunStatus.DONE else 0
-        return progress_of(run, states=states, done_f=done_f, solutions=solutions, nodes=nodes,
-                           gone=_owner_gone(session, run),
-                           verifications=V.verification_counts(session, run_id) if run.verify_fraction else None)
+        q = reads.session_query(session)
+        return reads.progress_of_run(q, reads.read_run(q, run_id, f"no run {run_id} in the ledger {ledger.url}"))

@@ -20,6 +20,7 @@ from typing import Any, Sequence
 from sqlalchemy import Connection, and_, bindparam, func, insert, or_, select, update
 from sqlalchemy.orm import Session
 
+from .. import reads
 from ..codec import path_of, path_text
 from ..models import Run, Subproblem, Verification, utcnow
 from ..states import OPEN, RunStatus, SubproblemState
@@ -158,26 +159,13 @@ def first_mismatch(conn: Connection | Session, run_id: int) -> str | None:
 
 
 def verification_counts(conn: Connection | Session, run_id: int) -> dict[str, int]:
-    """How a run's verifications stand: pending, leased, done, cancelled, mismatches, the
-    nodes the finished ones re-searched (``nodes``) and the open ones will (``open_nodes``)."""
-    states = dict(conn.execute(select(VER.c.state, func.count()).where(VER.c.run_id == run_id)
-                               .group_by(VER.c.state)).all())
-    bad = conn.execute(select(func.count()).select_from(VER)
-                       .where(VER.c.run_id == run_id, VER.c.ok.is_(False))).scalar_one()
-    nodes = dict(conn.execute(select(VER.c.state, func.sum(SUB.c.nodes)).select_from(_JOINED)
-                              .where(VER.c.run_id == run_id).group_by(VER.c.state)).all())
-    return {**{s: int(states.get(s, 0)) for s in (SubproblemState.PENDING, SubproblemState.LEASED, SubproblemState.DONE, SubproblemState.CANCELLED)},
-            "mismatches": int(bad), "nodes": int(nodes.get(SubproblemState.DONE) or 0),
-            "open_nodes": int(nodes.get(SubproblemState.PENDING) or 0) + int(nodes.get(SubproblemState.LEASED) or 0)}
+    """How a run's verifications stand (:func:`scheduler.reads.verification_counts`)."""
+    return reads.verification_counts(reads.session_query(conn), run_id)
 
 
 def mismatch_rows(conn: Connection | Session, run_id: int, *, limit: int = 10) -> list[dict[str, Any]]:
-    """The run's mismatches (at most ``limit``), for ``show``."""
-    rows = conn.execute(select(VER.c.subproblem_id, SUB.c.path, VER.c.worker, VER.c.verifier, VER.c.detail)
-                        .select_from(_JOINED).where(VER.c.run_id == run_id, VER.c.ok.is_(False))
-                        .order_by(VER.c.id).limit(limit)).all()
-    return [{"subproblem": s, "path": list(path_of(p)), "worker": w, "verifier": v, "detail": d}
-            for s, p, w, v, d in rows]
+    """The run's mismatches (at most ``limit``), for ``show`` (:func:`scheduler.reads.mismatch_rows`)."""
+    return reads.mismatch_rows(reads.session_query(conn), run_id, limit=limit)
 
 
 def expire_verifications(conn: Connection, run_id: int) -> list[int]:

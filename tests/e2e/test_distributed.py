@@ -129,6 +129,25 @@ def test_a_count_by_levels_on_celery_workers(cluster, args):
     assert show["subproblems"] == (7 if args else 2)  # the root and its shares
 
 
+def test_distinct_folds_by_levels_on_celery_workers(cluster):
+    """The 10x10 domino board's classes by Burnside's lemma, split: the workers rebuild the
+    folds each by the method the planner measured (``fold_methods``, levels for the half
+    turn's), and the classes equal the count with every fold searched here."""
+    from known_tilings import kasteleyn
+
+    from core.engines import solver_for
+    from core.library import load
+    from core.solver_options import SolverOptions
+
+    url, broker, queue, procs = cluster
+    run_id = submit(url, broker, queue, "dominoes-10x10", "--distinct", "--split-depth", "2")
+    wait_done(url, run_id, procs)
+    show = check_run(url, run_id, "dominoes-10x10", expected=kasteleyn(10, 10))
+    searched = solver_for(load("dominoes-10x10"), SolverOptions(distinct=True, burnside=8)).solve()
+    assert show["distinct"] * 8 == searched.distinct
+    assert "levels" in [m["method"] for m in show["options"]["fold_methods"]]
+
+
 def test_enumeration_with_duplicate_deliveries(cluster):
     """Every task sent twice more: each solution is stored once."""
     from scheduler.celery_executor import CeleryExecutor

@@ -1,0 +1,108 @@
+"""``runs`` and ``show`` read through the database's own DB-API driver — sqlite3 for a
+SQLite file, psycopg for PostgreSQL — without SQLAlchemy, the ledger's models or the
+problem library.
+
+The questions and the summary are :mod:`scheduler.reads`, the same SQL and code the
+SQLAlchemy path runs; this module only opens the connection and runs the text.  Only
+where that is the same as the way through :func:`scheduler.db.open_ledger`: a plain
+SQLite file that exists (:func:`scheduler.sqlite_direct.sqlite_file`), or a PostgreSQL
+URL of plain user, password, host, port and database (no query string, nothing escaped),
+that answers, with its schema at the newest revision (``alembic_version`` against
+:func:`scheduler.schema_head.head_revision`).  Anything else — another URL, a database
+that does not answer, an older schema, a run whose summary needs its problem (a
+crossword's, see :data:`core.catalog.SOLUTION_READERS`) — returns None and the command
+goes through SQLAlchemy as before, with its checks and its messages.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Sequence
+
+from . import reads
+from .schema_head import head_revision
+from .sqlite_direct import sqlite_file
+from .states import RunStatus
+
+#: a PostgreSQL URL read here: ``postgresql[+psycopg]://[user[:password]@]host[:port]/database``
+_PG_URL = re.compile(r"^postgresql(?:\+psycopg)?://(?:(?P<user>[\w.~-]+)(?::(?P<password>[\w.~-]+))?@)?"
+                     r"(?P<host>[\w.-]+)(?::(?P<port>\d+))?/(?P<database>[\w.~-]+)$")
+_PARAM = re.compile(r"(?<![:\w]):(\w+)")
+#: as :func:`scheduler.db.make_engine` connects to PostgreSQL
+PG_CONNECT_TIMEOUT = 5
+
+
+class DirectReads:
+    """A ledger at the newest schema, read through its DB-API connection ``conn``."""
+
+    def __init__(self, conn: Any, dialect: str, shown_url: str):
+        self.conn = conn
+        self.dialect = dialect
+        #: the URL without its password, as :func:`scheduler.db.safe_url` shows it
+        self.shown_url = shown_url
+        self._sql: dict[str, str] = {}
+
+    def __call__(self, sql: str, **params: Any) -> Sequence[Sequence[Any]]:
+        if self.dialect == "postgresql":  # psycopg's parameters are %(name)s
+            sql = self._sql.get(sql) or self._sql.setdefault(sql, _PARAM.sub(r"%(\1)s", sql))
+        cur = self.conn.execute(sql, params)
+        return cur.fetchall()
+
+    def list_runs(self, **kwargs: Any) -> list[dict[str, Any]]:
+        return reads.list_runs(self, **kwargs)
+
+    def run_details(self, run_id: int) -> dict[str, Any] | None:
+        """What ``show --json`` prints (:func:`scheduler.queries.run_details`), or None
+        where that needs the run's problem (then ask :mod:`scheduler.queries`)."""
+        from core.catalog import KIND_MODELS, SOLUTION_READERS
+
+        s = reads.run_summary(self, run_id)
+        # a finished run of a model that reads its stored solutions back (a summary, the
+        # given grid found) is summarised by its problem; a plugin's kind might be one
+        if s["status"] == RunStatus.DONE and (s["kind"] in SOLUTION_READERS or s["kind"] not in KIND_MODELS):
+            return None
+        return s
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def open_direct(url: str) -> DirectReads | None:
+    """The ledger at ``url`` for reading without SQLAlchemy, or None (see above)."""
+    head = head_revision()
+    if head is None:
+        return None
+    path = sqlite_file(url)
+    if path is not None:
+        import sqlite3
+
+        try:
+            conn = sqlite3.connect(path, timeout=60, isolation_level=None)
+        except sqlite3.Error:
+            return None
+        reader = DirectReads(conn, "sqlite", url)
+    else:
+        m = _PG_URL.match(url)
+        if m is None:
+            return None
+        try:
+            import psycopg
+        except ImportError:
+            return None
+        parts = {k: v for k, v in m.groupdict().items() if v is not None}
+        parts["dbname"] = parts.pop("database")
+        try:
+            conn = psycopg.connect(**parts, connect_timeout=PG_CONNECT_TIMEOUT, autocommit=True)
+        except psycopg.Error:  # open_ledger says why, as it always did
+            return None
+        shown = url if m["password"] is None else url.replace(f":{m['password']}@", ":***@", 1)
+        reader = DirectReads(conn, "postgresql", shown)
+    try:
+        stored = [v for (v,) in reader("SELECT version_num FROM alembic_version")]
+    except Exception:  # no such table (open_ledger makes it, or says what is wrong)
+        reader.close()
+        return None
+    if stored != [head]:
+        reader.close()
+        return None
+    return reader
+
