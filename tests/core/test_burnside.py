@@ -25,7 +25,7 @@ from core.search import SolveRequest
 from core.solver_options import FoldMethod, LevelPlan, Method, SolverOptions
 
 sys.path.insert(0, os.path.dirname(__file__))
-from test_symmetry import BOXES, DRAWN, box_problem, problem_of, symmetric_problems  # noqa: E402
+from test_symmetry import BOXES, DRAWN, box_problem, draw_pieces, problem_of, symmetric_problems  # noqa: E402
 
 
 def listed_classes(problem) -> tuple[int, list[int]]:
@@ -87,19 +87,9 @@ def symmetric_boxes(draw):
         holes = set().union(*(_box_images(dims, c) for c in holes)) if holes else set()
     free = len(cells) - len(holes)
     assume(free >= 2)
-    names = draw(st.lists(st.sampled_from(sorted(CUBES)), min_size=1, max_size=3, unique=True))
-    pieces, area = {}, 0
-    for name in names:
-        size = CUBES[name].count("#")
-        count = draw(st.integers(1, 2))
-        if area + size * count <= free:
-            pieces[name] = (str(count), draw(st.booleans()))
-            area += size * count
-    gap = free - area
-    if gap % 2:
+    pieces = draw_pieces(draw, CUBES, free)
+    if pieces is None:
         return None
-    if gap:
-        pieces["D"] = ("\"any\"" if draw(st.booleans()) or "D" in pieces else str(gap // 2), True)
     layers = "\n\n".join("\n".join("".join("#" if (z, y, x) in holes else "-" for x in range(dims[2]))
                                      for y in range(dims[1])) for z in range(dims[0]))
     text = f'kind = "polyform"\nboard = """\n{layers}\n"""\n'

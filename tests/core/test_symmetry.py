@@ -46,10 +46,18 @@ def symmetric_problems(draw):
         holes = set().union(*(_images(rows, cols, c, square) for c in holes)) if holes else set()
     free = rows * cols - len(holes)
     assume(free >= 2)
-    names = draw(st.lists(st.sampled_from(sorted(SHAPES)), min_size=1, max_size=3, unique=True))
+    pieces = draw_pieces(draw, SHAPES, free)
+    return None if pieces is None else (rows, cols, holes, pieces)
+
+
+def draw_pieces(draw, shapes: dict[str, str], free: int) -> dict | None:
+    """Up to three of ``shapes``, each once or twice, mirrored or not, and dominoes ("D")
+    in any number or a fixed number making up ``free`` cells: name -> (count, mirror);
+    None where an odd gap is left."""
+    names = draw(st.lists(st.sampled_from(sorted(shapes)), min_size=1, max_size=3, unique=True))
     pieces, area = {}, 0
     for name in names:
-        size = SHAPES[name].count("#")
+        size = shapes[name].count("#")
         count = draw(st.integers(1, 2))
         if area + size * count <= free:
             pieces[name] = (str(count), draw(st.booleans()))
@@ -59,7 +67,7 @@ def symmetric_problems(draw):
         return None
     if gap:
         pieces["D"] = ("\"any\"" if draw(st.booleans()) or "D" in pieces else str(gap // 2), True)
-    return rows, cols, holes, pieces
+    return pieces
 
 
 def _text(rows, cols, holes, pieces) -> str:
