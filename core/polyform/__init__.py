@@ -6,6 +6,7 @@ docs/formats.md (the files).
 """
 from .board import Board
 from .problem import Placement, PolyformProblem, PieceKind, Solution, problem_from_text, solutions
+from . import classics  # noqa: F401  (registers the classics with the library)
 from .sets import named_set, set_names
 from .shapes import Shape
 

@@ -145,3 +145,44 @@ def brute_force_solutions(free: set, pieces: dict, goal: str, space: int = 2) ->
 
     rec(0, frozenset(), [], 0)
     return found
+
+
+def cells_of_items(ec) -> set[tuple[int, int, int]]:
+    """The board's free cells, read back from the cover's cell item names."""
+    out = set()
+    for name in ec.items:
+        m = re.fullmatch(r"(?:l(\d+))?r(\d+)c(\d+)", name)
+        if m:
+            out.add((int(m.group(1) or 0), int(m.group(2)), int(m.group(3))))
+    return out
+
+
+def board_symmetries(free: set, *, rotations_only: bool = False, space: int = 3) -> list[dict]:
+    """Every signed axis permutation that maps ``free`` onto itself (about its bounding
+    box), as a cell -> cell map; in the plane (``space=2``) only those that fix z."""
+    lo = [min(c[a] for c in free) for a in range(3)]
+    maps: dict[tuple, dict] = {}
+    for perm in permutations(range(3)):
+        for signs in product((1, -1), repeat=3):
+            if space == 2 and (perm[0] != 0 or signs[0] != 1):
+                continue
+            inv = sum(1 for i in range(3) for j in range(i + 1, 3) if perm[i] > perm[j])
+            if rotations_only and (-1) ** inv * signs[0] * signs[1] * signs[2] < 0:
+                continue
+            img = {c: tuple(signs[i] * c[perm[i]] for i in range(3)) for c in free}
+            off = [lo[a] - min(d[a] for d in img.values()) for a in range(3)]
+            g = {c: (d[0] + off[0], d[1] + off[1], d[2] + off[2]) for c, d in img.items()}
+            if set(g.values()) == free:
+                maps.setdefault(tuple(sorted(g.items())), g)
+    return list(maps.values())
+
+
+def orbit_count(solutions: list[frozenset], maps: list[dict]):
+    """The classes of ``solutions`` (each a set of (name, cells)) under the group ``maps``
+    by Burnside's lemma: the average number of solutions each map fixes.  Every map must
+    keep every piece's name (rotations; reflections of a set without chiral pieces)."""
+    from fractions import Fraction
+
+    fixed = sum(1 for g in maps for s in solutions
+                if all((name, frozenset(g[c] for c in cells)) in s for name, cells in s))
+    return Fraction(fixed, len(maps))

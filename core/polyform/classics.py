@@ -1,0 +1,68 @@
+"""The classics: polyform puzzles whose counts are published (issue 42), as built-in
+named problems beside :data:`core.polyform.problem.LIBRARY`.
+
+Each entry is a data file ``core/data/NAME.toml`` (its pieces from the named sets where
+they are a family, drawn where they are one puzzle's own) and the counts its source
+publishes; docs/models.md cites the source of each.  ``distinct`` is up to the board's
+symmetries as the model counts them (rotations, and reflections where the pieces allow);
+where a source counts up to rotation only (the Soma figures, the tetracube boxes), the
+entry gives the total, which is the rotation group's order times that count (no solution
+is symmetric under a rotation: the tests check both by Burnside's lemma).
+"""
+from __future__ import annotations
+
+from .. import data
+from ..catalog import LibraryEntry, register_problem
+from .problem import KIND
+
+#: name (its data file is ``NAME.toml``), description, the published counts
+CLASSICS: tuple[tuple[str, str, dict[str, int]], ...] = (
+    ("pentomino-8x8-corners", "the 12 pentominoes in an 8x8 square less its four corners", {"distinct": 2170}),
+    ("pentomino-8x8-holes-1", "the 12 pentominoes in an 8x8 square, holes one step in from the corners",
+     {"distinct": 188}),
+    ("pentomino-8x8-holes-2", "the 12 pentominoes in an 8x8 square, holes at the corners of its centre 4x4",
+     {"distinct": 21}),
+    ("pentomino-8x8-holes-3", "the 12 pentominoes in an 8x8 square, four holes in a pinwheel", {"distinct": 126}),
+    ("pentomino-8x8-holes-4", "the 12 pentominoes in an 8x8 square, four holes on a diagonal", {"distinct": 74}),
+    ("pentomino-8x8-tetromino", "the 12 pentominoes and the square tetromino in an 8x8 square",
+     {"distinct": 16146}),
+    ("pentacubes-2x3x10", "the 12 flat pentacubes in a 2x3x10 box", {"distinct": 12}),
+    ("pentacubes-2x5x6", "the 12 flat pentacubes in a 2x5x6 box", {"distinct": 264}),
+    ("tetracubes-2x4x4", "the 8 tetracubes in a 2x4x4 box", {"solutions": 8 * 1390}),
+    ("tetracubes-2x2x8", "the 8 tetracubes in a 2x2x8 box", {"solutions": 8 * 224}),
+    ("soma-bathtub", "the Soma figure Bathtub", {"solutions": 2 * 158}),
+    ("soma-castle-1", "the Soma figure Castle 1", {"solutions": 6}),
+    ("soma-castle-2", "the Soma figure Castle 2", {"solutions": 2 * 10}),
+    ("soma-clip", "the Soma figure Clip", {"solutions": 2 * 20}),
+    ("soma-cornerstone", "the Soma figure Cornerstone", {"solutions": 10}),
+    ("soma-crystal", "the Soma figure Crystal", {"solutions": 2800}),
+    ("soma-curved-wall", "the Soma figure Curved wall", {"solutions": 2 * 66}),
+    ("soma-high-wall", "the Soma figure High wall", {"solutions": 2 * 46}),
+    ("soma-long-wall", "the Soma figure Long wall", {"solutions": 104}),
+    ("soma-pyramid", "the Soma figure Pyramid", {"solutions": 4 * 14}),
+    ("soma-screw", "the Soma figure Screw", {"solutions": 14}),
+    ("soma-skew-1", "the Soma figure Skew 1", {"solutions": 2 * 244}),
+    ("soma-skew-2", "the Soma figure Skew 2", {"solutions": 2 * 14}),
+    ("soma-sofa", "the Soma figure Sofa", {"solutions": 2 * 32}),
+    ("soma-steamer", "the Soma figure Steamer", {"solutions": 2 * 152}),
+    ("soma-steps", "the Soma figure Steps", {"solutions": 2 * 164}),
+    ("soma-tunnel", "the Soma figure Tunnel", {"solutions": 2 * 26}),
+    ("diabolical-cube", "the Diabolical cube: six flat pieces of 2 to 7 cubes in a 3x3x3 cube", {"distinct": 13}),
+    ("slothouber-graatsma", "the Slothouber-Graatsma puzzle: six 1x2x2 blocks and three cubes in a 3x3x3 cube",
+     {"distinct": 1}),
+    # (no published count found: computed here, and checked in the tests on a cover built
+    # without the polyform model, classes by Burnside's lemma with the tests' own geometry)
+    ("conway-puzzle", "Conway's puzzle: 18 blocks (13 of 1x2x4) in a 5x5x5 cube",
+     {"solutions": 27456, "distinct": 572}),
+    ("bedlam-cube", "the Bedlam cube: 13 solid pieces in a 4x4x4 cube", {"solutions": 24 * 19186, "distinct": 19186}),
+    ("tetris-cube", "the Tetris Cube: 12 solid pieces in a 4x4x4 cube", {"solutions": 24 * 9839, "distinct": 9839}),
+)
+
+
+def _register() -> None:
+    for name, description, known in CLASSICS:
+        spec = {"kind": KIND, "format": "toml", "text": data.read_text(f"{name}.toml"), "source_name": name}
+        register_problem(LibraryEntry(name, description, spec, dict(known)))
+
+
+_register()
