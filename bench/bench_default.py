@@ -73,8 +73,8 @@ def tilecensus(name: str, flags: list[str], timeout: float) -> dict:
     if proc.returncode != 0:
         return {"status": "error", "message": (proc.stderr.strip().splitlines() or ["?"])[-1]}
     data = json.loads(proc.stdout)
-    return {"status": "ok", "count": data["solutions"], "seconds": data["seconds"], "nodes": data["nodes"],
-            "subproblems": data["subproblems"]}
+    return {"status": "ok", "count": data["solutions"], "distinct": data.get("distinct"), "seconds": data["seconds"],
+            "cpu_seconds": data["cpu_seconds"], "nodes": data["nodes"], "subproblems": data["subproblems"]}
 
 
 def best_of(repeat: int, run) -> dict:
@@ -117,6 +117,15 @@ def seconds(result: dict, timeout: float) -> str:
     if status != "ok":
         return status
     return f"{result['seconds']:.3f} s"
+
+
+def print_table(header: list[str], table: list[list]) -> None:
+    """A Markdown table, its columns padded to their widest cell."""
+    widths = [max(len(str(r[k])) for r in table + [header]) for k in range(len(header))]
+    print("| " + " | ".join(h.ljust(w) for h, w in zip(header, widths)) + " |")
+    print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    for r in table:
+        print("| " + " | ".join(str(c).ljust(w) for c, w in zip(r, widths)) + " |")
 
 
 def main() -> None:
@@ -183,11 +192,7 @@ def main() -> None:
         else:
             line.append("")
         table.append(line)
-    widths = [max(len(str(r[k])) for r in table + [header]) for k in range(len(header))]
-    print("| " + " | ".join(h.ljust(w) for h, w in zip(header, widths)) + " |")
-    print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
-    for r in table:
-        print("| " + " | ".join(str(c).ljust(w) for c, w in zip(r, widths)) + " |")
+    print_table(header, table)
     print(f"\nbest of {args.repeat}; default = `tilecensus solve NAME --json` (the run's own seconds); "
           f"peers: the count alone of the same exact cover as a DLX file, in a fresh process")
 
