@@ -24,7 +24,8 @@ setup(
         Extension(
             "core._frontier",
             sources=["core/_frontier.c"],
-            depends=["core/_frontier_levels.h", "core/_interrupt.h", "core/_search_common.h"],
+            depends=["core/_frontier_levels.h", "core/_frontier_census.h", "core/_interrupt.h",
+                     "core/_search_common.h"],
             extra_compile_args=["-O3", "-std=c11", "-Wall", "-Wextra"],
         ),
         Extension(

@@ -73,6 +73,9 @@
  * max_bytes or its moves max_transitions; the caller then splits the count, searches, or
  * says what it would need.
  *
+ * CENSUS.  census() counts, beside the total, the solutions that use each option: a
+ * forward pass keeping every level's states, and a backward pass (_frontier_census.h).
+ *
  * Designs measured and dropped are listed in core/frontier.py beside the Python side.
  */
 #define PY_SSIZE_T_CLEAN
@@ -119,6 +122,7 @@ typedef struct {
     uint64_t *tail_far;     /* [L * KW]: ... whose key bits are these ... */
     int32_t *group_of_tail; /* [L * n_tail]: ... and group_of_tail[c * n_tail + bit - F] is that group */
     uint64_t *rest;         /* [n_options * KW]: an option's items other than its lead, as key bits */
+    int32_t *row;           /* [n_options]: each option's index among the options given (the plan sorts them) */
     uint64_t tail_need[MAX_KEY_WORDS]; /* the primary tail items, as key bits */
     /* walls */
     int n_shifts, min_piece;
@@ -269,7 +273,85 @@ static int barrier_wait(Barrier *b, int flag) {
     return result;
 }
 
-/* the template: one instantiation per key width, counts of one residue or of K */
+/* The key masks of a plan's window: the F front bits, and the tail bits past them. */
+static void window_masks(const Plan *pl, uint64_t *front, uint64_t *tail) {
+    for (int i = 0; i < pl->KW; i++) {
+        int lo = 64 * i, hi = lo + 64;
+        uint64_t f = pl->F >= hi ? ~0ull : pl->F <= lo ? 0 : (1ull << (pl->F - lo)) - 1;
+        int tail_end = pl->F + pl->n_tail;
+        uint64_t upto = tail_end >= hi ? ~0ull : tail_end <= lo ? 0 : (1ull << (tail_end - lo)) - 1;
+        front[i] = f;
+        tail[i] = upto & ~f;
+    }
+}
+
+/* A census (see _frontier_census.h): what it may use, what it keeps, what it found. */
+typedef struct {
+    uint64_t *v;
+    size_t n, cap; /* in records */
+} CensusList;
+
+typedef struct {
+    uint64_t *keys;          /* n keys of KW words, distinct */
+    u128 *forward;           /* the paths from the start reaching each state */
+    u128 *backward;          /* the paths from each state to the end */
+    uint32_t *n_moves;       /* each state's transitions, in order from first_transition */
+    size_t n, first_transition;
+} CensusLevel;
+
+typedef struct {
+    int start_level;
+    uint64_t start_key[MAX_KEY_WORDS];
+    size_t max_bytes, bytes, peak_bytes;
+    Interrupt *interrupt;
+    CensusList *pending;  /* [L]: the records sent to each level, not yet gathered */
+    CensusLevel *levels;  /* [L]: each level's states, kept */
+    int status;
+    u128 total;
+    u128 *census;         /* [n_options]: by the caller's option index (Plan.row) */
+    /* the transitions, level by level, state by state: the option (the caller's index),
+       the child's level (n_levels: the move ends a path) and its index there */
+    int32_t *t_row, *t_level;
+    uint32_t *t_child;
+    uint64_t states, transitions, updates;
+} Census;
+
+/* Take n bytes from the census's allowance; 0 (status DECLINED) when it is spent. */
+static int census_take(Census *o, size_t n) {
+    if (o->bytes + n > o->max_bytes) {
+        o->status = FR_DECLINED;
+        return 0;
+    }
+    o->bytes += n;
+    if (o->bytes > o->peak_bytes) o->peak_bytes = o->bytes;
+    return 1;
+}
+
+static void census_give(Census *o, size_t n) { o->bytes -= n; }
+
+/* Room for `need` transitions in the three arrays (*cap of each now); 0 (status
+ * DECLINED) when there is none. */
+static int transitions_room(Census *o, size_t *cap, size_t need) {
+    size_t want = *cap ? 2 * *cap : 4096;
+    while (want < need) want *= 2;
+    size_t each = 2 * sizeof(int32_t) + sizeof(uint32_t);
+    if (!census_take(o, (want - *cap) * each)) return 0;
+    int32_t *row = realloc(o->t_row, want * sizeof(int32_t));
+    if (row) o->t_row = row;
+    int32_t *level = row ? realloc(o->t_level, want * sizeof(int32_t)) : NULL;
+    if (level) o->t_level = level;
+    uint32_t *child = level ? realloc(o->t_child, want * sizeof(uint32_t)) : NULL;
+    if (!child) {
+        o->status = FR_DECLINED;
+        return 0;
+    }
+    o->t_child = child;
+    *cap = want;
+    return 1;
+}
+
+/* the template: one instantiation per key width, counts of one residue or of K; and the
+   census for each width */
 #define KW 1
 #define KC 1
 #include "_frontier_levels.h"
@@ -277,6 +359,7 @@ static int barrier_wait(Barrier *b, int flag) {
 #define KC 0
 #include "_frontier_levels.h"
 #undef KC
+#include "_frontier_census.h"
 #undef KW
 
 #define KW 2
@@ -286,24 +369,28 @@ static int barrier_wait(Barrier *b, int flag) {
 #define KC 0
 #include "_frontier_levels.h"
 #undef KC
+#include "_frontier_census.h"
 #undef KW
 
 #define KW 4
 #define KC 0
 #include "_frontier_levels.h"
 #undef KC
+#include "_frontier_census.h"
 #undef KW
 
 #define KW 8
 #define KC 0
 #include "_frontier_levels.h"
 #undef KC
+#include "_frontier_census.h"
 #undef KW
 
 #define KW 16
 #define KC 0
 #include "_frontier_levels.h"
 #undef KC
+#include "_frontier_census.h"
 #undef KW
 
 /* ------------------------------------------------------------------ the Plan type */
@@ -316,6 +403,7 @@ static void plan_dealloc(Plan *pl) {
     free(pl->tail_far);
     free(pl->group_of_tail);
     free(pl->rest);
+    free(pl->row);
     free(pl->beyond);
     free(pl->src_rel);
     free(pl->cells_rel);
@@ -433,8 +521,9 @@ static int plan_init(Plan *pl, PyObject *args, PyObject *kwds) {
     pl->tail_far = calloc((size_t)L * KW + 1, sizeof(uint64_t));
     pl->group_of_tail = t ? malloc(sizeof(int32_t) * (size_t)L * (size_t)t) : NULL;
     pl->rest = malloc(sizeof(uint64_t) * ((size_t)n * KW + 1));
+    pl->row = malloc(sizeof(int32_t) * ((size_t)n + 1));
     if (!pl->lead_start || !pl->group_start || !pl->group_far_bit || !pl->split || !pl->tail_far ||
-        (t && !pl->group_of_tail) || !pl->rest) {
+        (t && !pl->group_of_tail) || !pl->rest || !pl->row) {
         PyErr_NoMemory();
         goto out;
     }
@@ -443,6 +532,7 @@ static int plan_init(Plan *pl, PyObject *args, PyObject *kwds) {
     for (Py_ssize_t e = 0; e < n; e++) {
         int32_t c = entries[e].lead, b = entries[e].far_bit;
         memcpy(pl->rest + (size_t)e * KW, masks + (size_t)entries[e].k * KW, sizeof(uint64_t) * (size_t)KW);
+        pl->row[e] = entries[e].k;
         if (c != prev_lead || b != prev_far) {
             pl->group_start[pl->n_groups] = (int32_t)e;
             pl->group_far_bit[pl->n_groups] = b;
@@ -679,8 +769,86 @@ out:
     return result;
 }
 
+static void census_dispatch(const Plan *pl, Census *o) {
+    switch (pl->KW) {
+    case 1: run_1_census(pl, o); break;
+    case 2: run_2_census(pl, o); break;
+    case 4: run_4_census(pl, o); break;
+    case 8: run_8_census(pl, o); break;
+    default: run_16_census(pl, o); break;
+    }
+}
+
+/*
+ * census(plan, start_level, start_key, max_bytes)
+ *   -> (status, total, census, states, transitions, updates, seconds, peak_bytes)
+ *
+ * The census by levels from the start (see _frontier_census.h).  total: 16 bytes, census:
+ * 16 bytes per option given to the plan (by its index there), little-endian.  Statuses:
+ * 0 done, 2 overflow (past 2^128), 3 declined (max_bytes); an interrupt raises the
+ * handler's exception.
+ */
+static PyObject *frontier_census(PyObject *self, PyObject *args) {
+    (void)self;
+    Plan *pl;
+    int start_level;
+    Py_buffer key = {0};
+    unsigned long long max_bytes;
+    if (!PyArg_ParseTuple(args, "O!iy*K", &PlanType, &pl, &start_level, &key, &max_bytes)) return NULL;
+    PyObject *result = NULL;
+    Census o;
+    memset(&o, 0, sizeof o);
+    int L = pl->n_levels;
+    if (!pl->rest || key.len != 8 * pl->KW || start_level < 0) {
+        PyErr_SetString(PyExc_ValueError, "frontier census: an initialised plan and a start key of its words");
+        PyBuffer_Release(&key);
+        return NULL;
+    }
+    o.start_level = start_level;
+    memcpy(o.start_key, key.buf, (size_t)key.len);
+    PyBuffer_Release(&key);
+    o.max_bytes = (size_t)max_bytes;
+    o.pending = calloc((size_t)L + 1, sizeof(CensusList));
+    o.levels = calloc((size_t)L + 1, sizeof(CensusLevel));
+    o.census = calloc((size_t)pl->n_options + 1, sizeof(u128));
+    if (!o.pending || !o.levels || !o.census) {
+        PyErr_NoMemory();
+        goto out;
+    }
+    Interrupt interrupt;
+    o.interrupt = &interrupt;
+    double started = now_seconds();
+    interrupt_release(&interrupt);
+    census_dispatch(pl, &o);
+    interrupt_reacquire(&interrupt);
+    double elapsed = now_seconds() - started;
+    if (interrupt.raised) goto out; /* the handler's exception is set */
+    result = Py_BuildValue("(iNNKKKdn)", o.status, bytes_of(&o.total, sizeof(u128)),
+                           bytes_of(o.census, sizeof(u128) * (size_t)pl->n_options), (unsigned long long)o.states,
+                           (unsigned long long)o.transitions, (unsigned long long)o.updates, elapsed,
+                           (Py_ssize_t)o.peak_bytes);
+out:
+    if (o.pending)
+        for (int c = 0; c <= L; c++) free(o.pending[c].v);
+    if (o.levels)
+        for (int c = 0; c <= L; c++) {
+            free(o.levels[c].keys);
+            free(o.levels[c].forward);
+            free(o.levels[c].backward);
+            free(o.levels[c].n_moves);
+        }
+    free(o.t_row);
+    free(o.t_level);
+    free(o.t_child);
+    free(o.pending);
+    free(o.levels);
+    free(o.census);
+    return result;
+}
+
 static PyMethodDef frontier_methods[] = {
     {"count", frontier_count, METH_VARARGS, "Count exact covers level by level; see core/frontier.py."},
+    {"census", frontier_census, METH_VARARGS, "The census of a count by levels: a forward and a backward pass."},
     {NULL, NULL, 0, NULL},
 };
 

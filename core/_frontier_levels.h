@@ -243,35 +243,37 @@ static inline int LV(walled)(const Plan *pl, int c2, const uint64_t *key) {
     return 0;
 }
 
+/* The next group of lead c to try on the state `key`, or -1 when none is left: the groups
+ * whose far item is a front item in turn from *front (those whose far item the key covers
+ * skipped), then those whose far item is a tail item (a piece) through the key's unused
+ * tail bits, one per group (`unused`, each cleared as it is taken: a test per group was a
+ * mispredicted branch).  Shared by the count and the census (_frontier_census.h). */
+static inline int32_t LV(next_group)(const Plan *pl, int c, const uint64_t *key, uint64_t *unused, int32_t *front,
+                                     uint64_t *updates) {
+    for (int32_t g_split = pl->split[c]; *front < g_split;) {
+        int32_t g = (*front)++;
+        ++*updates;
+        int32_t b = pl->group_far_bit[g];
+        if (b < 0 || !((key[b >> 6] >> (b & 63)) & 1)) return g;
+    }
+    if (LV(k_zero)(unused)) return -1;
+    int b = LV(k_ctz)(unused);
+    unused[b >> 6] &= unused[b >> 6] - 1;
+    return pl->group_of_tail[(size_t)c * pl->n_tail + (size_t)(b - pl->F)];
+}
+
 /* Expand one distinct state of level c, reached along `count` paths (thread t). */
 static void LV(expand)(LV(Run) *r, LV(Thread) *t, int c, const uint64_t *key, const uint64_t *count) {
     const Plan *pl = r->plan;
     const int32_t *restrict group_start = pl->group_start;
-    const int32_t *restrict group_far_bit = pl->group_far_bit;
     const uint64_t *restrict rest = pl->rest;
     const int F = pl->F, L = pl->n_levels;
     uint64_t updates = 0, moved = 0;
-    /* groups whose far item is a tail item (a piece) are visited through the unused bits
-       of the key's tail (one per group): a test per group was a mispredicted branch */
     uint64_t unused[KW];
     const uint64_t *tail_far = pl->tail_far + (size_t)c * KW;
     for (int i = 0; i < KW; i++) unused[i] = tail_far[i] & ~key[i];
-    int32_t g = pl->lead_start[c], g_split = pl->split[c];
-    for (;;) {
-        if (g < g_split) {
-            updates++;
-            int32_t b = group_far_bit[g];
-            if (b >= 0 && (key[b >> 6] >> (b & 63)) & 1) { /* far item taken */
-                g++;
-                continue;
-            }
-        } else if (!LV(k_zero)(unused)) {
-            int b = LV(k_ctz)(unused);
-            unused[b >> 6] &= unused[b >> 6] - 1;
-            g = pl->group_of_tail[(size_t)c * pl->n_tail + (size_t)(b - F)];
-        } else {
-            break;
-        }
+    int32_t front_g = pl->lead_start[c];
+    for (int32_t g; (g = LV(next_group)(pl, c, key, unused, &front_g, &updates)) >= 0;) {
         int32_t k_end = group_start[g + 1];
         for (int32_t k = group_start[g]; k < k_end; k++) {
             updates++;
@@ -311,7 +313,6 @@ static void LV(expand)(LV(Run) *r, LV(Thread) *t, int c, const uint64_t *key, co
                 goto out;
             }
         }
-        if (g < g_split) g++;
     }
 out:
     t->states++;
@@ -599,14 +600,7 @@ static void LV(count)(const Plan *pl, Count *o) {
     r.mod = o->mod;
     r.mod0 = o->mod[0];
     r.exact = o->exact;
-    for (int i = 0; i < KW; i++) {
-        int lo = 64 * i, hi = lo + 64;
-        uint64_t f = pl->F >= hi ? ~0ull : pl->F <= lo ? 0 : (1ull << (pl->F - lo)) - 1;
-        int tail_end = pl->F + pl->n_tail;
-        uint64_t upto = tail_end >= hi ? ~0ull : tail_end <= lo ? 0 : (1ull << (tail_end - lo)) - 1;
-        r.front[i] = f;
-        r.tail[i] = upto & ~f;
-    }
+    window_masks(pl, r.front, r.tail);
     const int L = pl->n_levels, T = r.T;
     r.pending = calloc((size_t)(L + 1) * T * T, sizeof(List));
     r.threads = aligned_alloc(64, (size_t)T * sizeof(LV(Thread)));

@@ -638,6 +638,8 @@ typedef struct {
     uint64_t nodes, updates;
     uint64_t leaves;      /* nodes found to have no branches: solutions and dead ends */
     int overflow;         /* a count passed 2^128 */
+    u128 *census;         /* census mode (NULL otherwise): census[o] = the solutions counted
+                           * below the nodes that chose option o (see ascend()) */
     Memo memo;
     uint64_t *per_depth;  /* nodes per depth (64-bit: one long solve can pass 2^31) */
     int32_t n_depths, cap_depths;
@@ -702,6 +704,7 @@ static void search_free(Search *s) {
     free(s->lanes); free(s->livebits);
     free(s->excluded); free(s->arena.v); free(s->color_undo.v); free(s->cell_seen);
     free(s->cell_stack); free(s->per_depth); free(s->solutions.v); free(s->frontier.v);
+    free(s->census);
     memo_free(&s->memo);
 }
 
@@ -1449,9 +1452,15 @@ static int descend(Search *s, int32_t j) {
     return apply_option(s, s->cov, o);
 }
 
-/* Leave the node at the current depth (all its branches done). */
+/* Leave the node at the current depth (all its branches done).  In census mode the
+ * solutions counted below it (every one of them uses the option that led here) go to that
+ * option's census: summed over the tree, census[o] is the solutions that use o below the
+ * root, each counted once per option on its path.  A census search has no memo (a memo
+ * hit's subtree would go uncredited) and no stop (a stop takes the count back: see
+ * stop_here), so every node is ascended exactly once. */
 static void ascend(Search *s) {
     Level *L = &s->lv[s->depth];
+    if (s->census && L->chosen < s->p->n_options) s->census[L->chosen] += s->count - L->count_in;
     if (s->memo.active && L->n_branch > 0) {
         uint64_t work = s->nodes - L->nodes_in;
         if (work >= MEMO_MIN_WORK) {
@@ -1702,19 +1711,23 @@ static PyStructSequence_Field result_fields[] = {
     {"seconds", "wall time of the call"},
     {"memo_hits", "counts taken from the memo"},
     {"state_bytes", "bytes the search's own state held at its peak (not the problem, memo or results)"},
+    {"census", "census mode: per option, the solutions below that use it (16 bytes each, little-endian); else None"},
     {NULL, NULL},
 };
+enum { RESULT_FIELDS = 13 };
 static PyStructSequence_Desc result_desc = {
-    "core._kernel.Result", "The outcome of one kernel solve() call.", result_fields, 12,
+    "core._kernel.Result", "The outcome of one kernel solve() call.", result_fields, RESULT_FIELDS,
 };
 static PyTypeObject *ResultType;
 
 /*
- * solve(problem, path, listing, limit, node_budget, seconds, max_depth, memo_bytes=0, given=())
- *   -> Result (see result_fields)
+ * solve(problem, path, listing, limit, node_budget, seconds, max_depth, memo_bytes=0, given=(),
+ *       census=False) -> Result (see result_fields)
  * limit / node_budget / max_depth: -1 for none; seconds: negative for none.  given: options
  * covered before the root (a partial cover the search starts from; paths are relative to
- * it, and the solutions returned leave it out).
+ * it, and the solutions returned leave it out).  census: a whole count (no listing, limit,
+ * budget or split) that also returns Result.census, without the memo; the options of the
+ * path and of given are not in it (every solution counted uses them: the caller adds them).
  */
 static PyObject *kernel_solve(PyObject *self, PyObject *args) {
     (void)self;
@@ -1726,11 +1739,16 @@ static PyObject *kernel_solve(PyObject *self, PyObject *args) {
     int max_depth;
     unsigned long long memo_bytes = 0;
     PyObject *given_obj = NULL;
-    if (!PyArg_ParseTuple(args, "O!OpLLdi|KO", &ProblemType, &p, &path_obj, &enumerate_, &limit,
-                          &node_budget, &seconds, &max_depth, &memo_bytes, &given_obj))
+    int census = 0;
+    if (!PyArg_ParseTuple(args, "O!OpLLdi|KOp", &ProblemType, &p, &path_obj, &enumerate_, &limit,
+                          &node_budget, &seconds, &max_depth, &memo_bytes, &given_obj, &census))
         return NULL;
     if (p->opt_start == NULL) {
         PyErr_SetString(PyExc_ValueError, "problem is not initialised");
+        return NULL;
+    }
+    if (census && (enumerate_ || limit >= 0 || node_budget >= 0 || seconds >= 0 || max_depth >= 0)) {
+        PyErr_SetString(PyExc_ValueError, "a census is a whole count: no listing, limit, budget or split");
         return NULL;
     }
     Py_ssize_t n_path;
@@ -1757,7 +1775,9 @@ static PyObject *kernel_solve(PyObject *self, PyObject *args) {
             }
     }
     Search s;
-    if (search_init(&s, p)) { search_free(&s); free(path); free(given); return PyErr_NoMemory(); }
+    if (search_init(&s, p) || (census && !(s.census = calloc((size_t)p->n_options + 1, sizeof(u128))))) {
+        search_free(&s); free(path); free(given); return PyErr_NoMemory();
+    }
     /* the given options: applied to the root's state, as if chosen before it */
     for (Py_ssize_t k = 0; k < n_given; k++) {
         int32_t o = given[k];
@@ -1779,8 +1799,9 @@ static PyObject *kernel_solve(PyObject *self, PyObject *args) {
     s.node_budget = node_budget;
     s.max_depth = max_depth;
     s.lv[0].chosen = -1;
-    /* the memo is exact only where the bitset is the whole state, and is for counting */
-    if (memo_bytes && p->plain && !enumerate_ && limit < 0 && max_depth < 0) {
+    /* the memo is exact only where the bitset is the whole state, and is for counting (not
+       for a census: the options below a memo hit would go uncredited) */
+    if (memo_bytes && p->plain && !enumerate_ && limit < 0 && max_depth < 0 && !census) {
         s.memo.wanted = 1;
         s.memo.W = p->n_words;
         s.memo.max_bytes = memo_bytes;
@@ -1827,20 +1848,23 @@ static PyObject *kernel_solve(PyObject *self, PyObject *args) {
             for (int32_t k = 0; k < s.n_depths; k++) PyList_SET_ITEM(per, k, PyLong_FromUnsignedLongLong(s.per_depth[k]));
             for (Py_ssize_t k = 0; k < n_path; k++) PyTuple_SET_ITEM(fac, k, PyLong_FromLong(s.lv[k].n_branch));
             PyObject *count = u128_to_long(s.count);
-            PyObject *fields[12] = {
+            PyObject *cen = census ? PyBytes_FromStringAndSize((const char *)s.census,
+                                                               (Py_ssize_t)(sizeof(u128) * (size_t)p->n_options))
+                                   : Py_NewRef(Py_None);
+            PyObject *fields[RESULT_FIELDS] = {
                 PyLong_FromLong(s.status), count, Py_NewRef(sols), Py_NewRef(front),
                 PyLong_FromUnsignedLongLong(s.nodes), PyLong_FromUnsignedLongLong(s.leaves),
                 PyLong_FromUnsignedLongLong(s.updates), Py_NewRef(per), Py_NewRef(fac),
                 PyFloat_FromDouble(elapsed), PyLong_FromUnsignedLongLong(s.memo.hits),
-                PyLong_FromUnsignedLongLong(search_state_bytes(&s)),
+                PyLong_FromUnsignedLongLong(search_state_bytes(&s)), cen,
             };
             int ok = 1;
-            for (int k = 0; k < 12; k++) ok = ok && fields[k] != NULL;
+            for (int k = 0; k < RESULT_FIELDS; k++) ok = ok && fields[k] != NULL;
             result = ok ? PyStructSequence_New(ResultType) : NULL;
             if (result) {
-                for (int k = 0; k < 12; k++) PyStructSequence_SET_ITEM(result, k, fields[k]);
+                for (int k = 0; k < RESULT_FIELDS; k++) PyStructSequence_SET_ITEM(result, k, fields[k]);
             } else {
-                for (int k = 0; k < 12; k++) Py_XDECREF(fields[k]);
+                for (int k = 0; k < RESULT_FIELDS; k++) Py_XDECREF(fields[k]);
             }
         }
         Py_XDECREF(sols);

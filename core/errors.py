@@ -37,3 +37,7 @@ class ProblemError(ValueError):
 
 class PathError(ValueError):
     """A path (list of option ids) that is not legal in the search tree."""
+
+
+class CensusError(ProblemError):
+    """A census (:mod:`core.census`) this solver or method cannot take: which, and why."""

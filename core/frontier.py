@@ -48,6 +48,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from . import _frontier
+from .census import Census, from_u128_bytes
 from .exact_cover import ExactCover
 from .pruning import RegionRule
 from .residues import WORD, CountBound, join, moduli_for
@@ -108,6 +109,21 @@ class LevelCount:
     @property
     def complete(self) -> bool:
         return self.status == "done"
+
+
+@dataclass
+class LevelCensus:
+    """A census by levels (:meth:`LevelCounter.census`): the census when it finished
+    (``status`` "done"), else None and why ("declined": past its memory; "overflow":
+    past 2^128); the states kept, the moves made, seconds, the most memory held."""
+
+    census: Census | None
+    status: str
+    states: int
+    transitions: int
+    updates: int
+    seconds: float
+    peak_bytes: int
 
 
 @dataclass(frozen=True)
@@ -295,6 +311,26 @@ class LevelCounter:
         return self.count_modulo(covered, moduli_for(bound), max_transitions, max_bytes, threads=threads,
                                  seconds=seconds, stop_level=stop_level, cut=cut, threads_from=threads_from)
 
+    def census(self, covered: Sequence[int] = (), max_bytes: int = DEFAULT_MAX_BYTES) -> LevelCensus:
+        """The census of the covers completing ``covered`` (:mod:`core.census`), by a
+        forward and a backward pass over the levels (core/_frontier_census.h), on one
+        thread.  Both passes keep every level's states: past ``max_bytes`` the census
+        stops (status "declined"), and past 2^128 ("overflow"), never with a wrong
+        answer; ``census`` is None then.  The options of ``covered`` are not credited
+        (the caller knows which options cover it)."""
+        level, key, plan = self.start(covered)
+        status, total, packed, states, transitions, updates, took, peak = _frontier.census(
+            plan, level, _words(key, plan.key_words), int(min(max_bytes, (1 << 64) - 1)))
+        name = STATUS[status]
+        found = None
+        if name == "done":
+            by_row = from_u128_bytes(int.from_bytes(total, "little"), packed)
+            found = Census.empty(self.ec.n_options)
+            found.total = by_row.total
+            for row, n in zip(led_option_ids(self.ec), by_row.per_option):
+                found.per_option[row] = n
+        return LevelCensus(found, name, states, transitions, updates, took, peak)
+
     def count_modulo(self, covered: Sequence[int], moduli: Sequence[int] | None, max_transitions: int = 1 << 62,
                      max_bytes: int = DEFAULT_MAX_BYTES, *, threads: int = 1, seconds: float | None = None,
                      stop_level: int | None = None, cut: tuple[int, int, int] | None = None,
@@ -442,6 +478,15 @@ def led_options(ec: ExactCover) -> list[list[int]]:
     if found is None:
         rows = [sorted(i for i, _ in option) for option in ec.options if option]
         found = ec.derived["led options"] = [places for places in rows if places[0] < ec.n_primary]
+    return found
+
+
+def led_option_ids(ec: ExactCover) -> list[int]:
+    """The option id of each row of :func:`led_options` (kept with the cover)."""
+    found = ec.derived.get("led option ids")
+    if found is None:
+        found = ec.derived["led option ids"] = [k for k, option in enumerate(ec.options)
+                                                if option and min(i for i, _ in option) < ec.n_primary]
     return found
 
 

@@ -12,9 +12,11 @@ from typing import Iterator, Sequence
 
 from . import _kernel
 from .build_progress import report
+from .census import Census, from_u128_bytes
+from .errors import CensusError
 from .exact_cover import ExactCover
 from .frontier import AUTO_TRIAL_NODES, LevelCount, refusal, worth_trying
-from .level_measure import counter_for
+from .level_measure import counter_for, default_memory
 from .pruning import RegionRule
 from .search import COUNT, SolveRequest, SolveResult, Solver, Stats, result_of, weight_of
 
@@ -182,6 +184,51 @@ class KernelSolver(Solver):
         if request.whole_count and request.seconds is None:
             return self._count_by_search(path, memo_bytes)
         return self._search(path, request, memo_bytes)
+
+    def census(self, path: Sequence[int] = ()) -> Census:
+        """The census below ``path`` (:mod:`core.census`): by levels where this solver
+        counts by levels (``levels=True``, or ``"auto"`` on a cover worth trying); where
+        the two passes do not fit their memory, by search, as a count by levels falls back
+        to the search (past 2^128 a :class:`~core.errors.CensusError`: that search would
+        not end).  The search
+        takes it without the memo (a memo hit would leave the options below it
+        uncredited) and with no stop: its 128-bit count, one leaf a solution, cannot pass
+        2^128 in a search that ends."""
+        path = tuple(int(k) for k in path)
+        if self.levels is True or self._auto:
+            # both passes keep every level: twice the count's memory and more (the one-sided
+            # 5x18's units: 0.5 GB, where their counts fit the memo's 256 MB), so the census
+            # takes the memory a whole count by levels may (a cap in bytes given as ``memo``
+            # stands)
+            cap = self.memo if type(self.memo) is int else default_memory()
+            by_levels = self._census_by_levels(path, cap)
+            if by_levels is not None:
+                return by_levels
+        self.counted_by = "search"
+        out = _kernel.solve(self._problem, list(path), False, -1, -1, -1.0, -1, 0, self.given, True)
+        found = from_u128_bytes(out.count, out.census)
+        found.credit(self.given + path)
+        return found
+
+    def _census_by_levels(self, path: tuple[int, ...], max_bytes: int) -> Census | None:
+        """The census below ``path`` by levels (core/frontier.py), or None when it does
+        not fit ``max_bytes``; a :class:`~core.errors.CensusError` past 2^128.  The path is replayed first (an illegal
+        one raises PathError, as a search would)."""
+        _kernel.solve(self._problem, list(path), False, -1, -1, -1.0, len(path), 0, self.given)
+        shared = self._shared
+        if shared["counter"] is None:
+            shared["counter"] = counter_for(self.ec, self.board or self.region)
+        cover = self.given + path
+        covered = sorted({i for k in cover if k < len(self.ec.options) for i, _ in self.ec.options[k]})
+        done = shared["counter"].census(covered, max_bytes=max_bytes)
+        if done.status == "overflow":  # (a search would not end either: one leaf a solution)
+            raise CensusError("the census passes 2^128 solutions below one subproblem: split the count (a census "
+                              "by levels counts in 128 bits)")
+        if done.census is None:
+            return None
+        self.counted_by = "levels"
+        done.census.credit(cover)
+        return done.census
 
     def levels_pay(self, path: Sequence[int] = ()) -> bool:
         """Would ``levels="auto"`` count below ``path`` by levels (whatever this solver's

@@ -30,6 +30,7 @@ import time
 from fractions import Fraction
 from typing import Sequence
 
+from .census import Census, tally
 from .errors import PathError
 from .exact_cover import ExactCover
 from .pruning import RegionRule
@@ -228,6 +229,12 @@ class ReferenceSolver(Solver):
             solutions=self._found if request.listing else None,
             stopped_by=self._stopped_by,
         )
+
+    def census(self, path: Sequence[int] = ()) -> Census:
+        """The census by listing: every solution below ``path`` listed (each holds the
+        partial cover and the path) and its options tallied — the reference the compiled
+        censuses are tested against, never used to take one."""
+        return tally(self.solve(path, SolveRequest(listing=True)).solutions or [], self.ec.n_options)
 
     def _out_of_budget(self) -> bool:
         if self._node_budget is not None and self.stats.nodes >= self._node_budget:

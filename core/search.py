@@ -17,6 +17,9 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Iterator, Sequence
 
+from .census import Census
+from .errors import CensusError
+
 Path = tuple[int, ...]
 
 
@@ -169,6 +172,14 @@ class Solver:
         its solutions include ``given``.  The engines that search exact covers have it;
         :class:`core.symmetry.OrbitCounter` counts with it."""
         raise NotImplementedError(f"{type(self).__name__} cannot start below a partial cover")
+
+    def census(self, path: Sequence[int] = ()) -> Census:
+        """The count below ``path`` and, for every option, the solutions below it that use
+        it (:mod:`core.census`), exact, without listing them; the options of ``path`` and
+        of the partial cover started from count for every solution.  The census of a
+        split's subproblems add up to the whole census.  Solvers that cannot take one say
+        so (:class:`core.errors.CensusError`)."""
+        raise CensusError(f"the {type(self).__name__} takes no census; count by search or by levels to take one")
 
     # -- derived operations ------------------------------------------------
     def count(self, path: Sequence[int] = ()) -> int:

@@ -31,6 +31,7 @@ from functools import cached_property
 from typing import Callable, Sequence
 
 from .bitsets import bits
+from .census import Census
 from .errors import PathError
 from .exact_cover import ExactCover
 from .search import COUNT, SolveRequest, SolveResult, Solver, Stats, Subpath
@@ -361,6 +362,40 @@ class OrbitCounter(Solver):
         out.stats.seconds = time.monotonic() - started
         return out
 
+
+    def census(self, path: Sequence[int] = ()) -> Census:
+        """The census below ``path`` (:mod:`core.census`), mapped back through the group:
+        the solutions containing g(x) are the images by g of those containing the
+        representative x, so the census below x, moved by one element g per image g(x)
+        of x's orbit (a coset of its stabiliser), adds up to the census of every solution
+        containing an option of the orbit.  A path ``(j, *rest)`` is the part of
+        representative j's orbit below ``rest``, as its count is."""
+        path = tuple(path)
+        reps = self.anchor.representatives
+        if path and not (isinstance(path[0], int) and 0 <= path[0] < len(reps)):
+            raise PathError(f"path {list(path)}: the root has choices 0..{len(reps) - 1}, not {path[0]!r}")
+        out = Census.empty(self.group.ec.n_options)
+        for j in [path[0]] if path else range(len(reps)):
+            below = self.child(j).census(path[1:])
+            for g in self._coset_elements(reps[j].option):
+                out.add(self._moved(g, below))
+        return out
+
+    def _coset_elements(self, option: int) -> list[int]:
+        """One element of the anchor's subgroup per image of ``option`` (its orbit)."""
+        seen: dict[int, int] = {}
+        for g in self.anchor.subgroup:
+            seen.setdefault(self.group.image(g, option), g)
+        return list(seen.values())
+
+    def _moved(self, g: int, census: Census) -> Census:
+        """The census of the images by element ``g`` of the solutions counted."""
+        out = Census.empty(len(census.per_option))
+        out.total = census.total
+        for k, n in enumerate(census.per_option):
+            if n:
+                out.per_option[self.group.image(g, k)] += n
+        return out
 
     def after_first(self, first: SolveResult) -> SolveResult:
         """The root's result when only the first representative's search has run

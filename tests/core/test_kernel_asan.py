@@ -1,4 +1,4 @@
-"""The kernel's property tests (search, both MRV layouts, and level count), the bitboard
+"""The kernel's property tests (search, both MRV layouts, census, and level count), the bitboard
 engine's, the compiled crossword search's, the crossword transfer count's (rows and layers)
 and the interrupt tests again, with the C code built under AddressSanitizer, so a memory
 error fails CI instead of a user's run."""
@@ -53,9 +53,13 @@ def test_kernel_property_tests_pass_under_address_sanitizer(tmp_path):
     shutil.copy(ROOT / "tests" / "core" / "test_crossword_transfer_c.py", tests)
     shutil.copy(ROOT / "tests" / "core" / "test_crossword_compiled.py", tests)
     shutil.copy(ROOT / "tests" / "core" / "test_crossword_peel_c.py", tests)
+    shutil.copy(ROOT / "tests" / "core" / "test_census.py", tests)
+    helpers = tmp_path / "helpers"  # imported by the tests above, their own tests not run
+    helpers.mkdir()
+    shutil.copy(ROOT / "tests" / "core" / "test_symmetry.py", helpers)
     env = dict(os.environ)
     env.update(
-        PYTHONPATH=str(tmp_path),
+        PYTHONPATH=f"{tmp_path}{os.pathsep}{helpers}",
         LD_PRELOAD=libasan + " " + subprocess.run(
             ["gcc", "-print-file-name=libubsan.so"], capture_output=True, text=True
         ).stdout.strip(),
