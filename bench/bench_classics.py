@@ -9,11 +9,11 @@ in CI).
 
 For each problem, best of ``--repeat``, each in a fresh process (bench_default.py's
 runs): ``run`` is the default solve's own seconds (from the end of reading the problem to
-the run's close: planning, the workers and the ledger included), ``cpu`` the search's CPU
-seconds inside it, ``distinct`` the run with ``--distinct``; ``xcover`` the count alone of
-the problem's exact cover as a DLX file (numba's warm-up left out), ``n/a`` where the cover
-has piece counts (xcover has no multiplicities).  A count that differs from the published
-one, or from ours, is marked WRONG.
+the run's close: planning, the workers and the ledger included), ``distinct`` the run with
+``--distinct``; ``kernel`` and ``xcover`` the count alone of the problem's exact cover as a
+DLX file (bench_kernel.py's runs: our kernel's plain search, and xcover with numba's
+warm-up left out; ``n/a`` where the cover has piece counts, which xcover does not take).
+A count that differs from the published one, or from ours, is marked WRONG.
 """
 from __future__ import annotations
 
@@ -39,17 +39,26 @@ def checked(result: dict, key: str, want: int | None) -> str:
     return f"{got:,}" + ("" if want is None or got == want else f" WRONG (published {want:,})")
 
 
+def peer_cell(result: dict, total: dict, timeout: float) -> str:
+    """A count alone's seconds, marked WRONG where it is not the default run's count."""
+    if result["status"] != "ok":
+        return bench_default.seconds(result, timeout)
+    wrong = total["status"] == "ok" and result["count"] != total["count"]
+    return f"{result['seconds']:.3f} s" + (" WRONG" if wrong else "")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--problems", default=",".join(name for name, _, _ in CLASSICS),
                         help="comma-separated names (default: every classic)")
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds per run")
-    parser.add_argument("--peer-timeout", type=float, default=600.0, help="seconds per xcover count")
+    parser.add_argument("--peer-timeout", type=float, default=600.0, help="seconds per count alone (kernel, xcover)")
     args = parser.parse_args()
     known = {name: k for name, _, k in CLASSICS}
     print(f"machine: {bench_default.machine()}; load average {os.getloadavg()[0]:.2f}", flush=True)
-    header = ["problem", "solutions", "run", "cpu", "distinct", "--distinct run", "xcover", "xcover/run", "xcover/cpu"]
+    header = ["problem", "solutions", "run", "distinct", "--distinct run", "kernel", "xcover", "xcover/run",
+              "xcover/kernel"]
     table = []
     with tempfile.TemporaryDirectory() as folder:
         for name in [n for n in args.problems.split(",") if n]:
@@ -57,20 +66,17 @@ def main() -> None:
             total = bench_default.best_of(args.repeat, lambda: bench_default.tilecensus(name, [], args.timeout))
             distinct = bench_default.best_of(
                 args.repeat, lambda: bench_default.tilecensus(name, ["--distinct"], args.timeout))
-            peer = bench_kernel.measure("xcover", bench_default.dlx_file(name, folder), args.peer_timeout, args.repeat)
+            path = bench_default.dlx_file(name, folder)
+            kernel, peer = (bench_kernel.measure(solver, path, args.peer_timeout, args.repeat)
+                            for solver in ("kernel", "xcover"))
             line = [name, checked(total, "count", want.get("solutions")),
                     bench_default.seconds(total, args.timeout),
-                    f"{total['cpu_seconds']:.3f} s" if total["status"] == "ok" else "?",
                     checked(distinct, "distinct", want.get("distinct")),
-                    bench_default.seconds(distinct, args.timeout)]
-            if peer["status"] == "ok":
-                mark = "" if total["status"] == "ok" and peer["count"] == total["count"] else " WRONG"
-                line.append(f"{peer['seconds']:.3f} s{mark}")
-                ok = total["status"] == "ok"
-                line.append(f"{peer['seconds'] / total['seconds']:.1f}x" if ok else "?")
-                line.append(f"{peer['seconds'] / max(total['cpu_seconds'], 1e-6):.0f}x" if ok else "?")
-            else:
-                line += [bench_default.seconds(peer, args.peer_timeout).replace(" ", ""), "", ""]
+                    bench_default.seconds(distinct, args.timeout),
+                    peer_cell(kernel, total, args.peer_timeout), peer_cell(peer, total, args.peer_timeout)]
+            ok = peer["status"] == "ok" and total["status"] == "ok"
+            line.append(f"{peer['seconds'] / total['seconds']:.1f}x" if ok else "")
+            line.append(f"{peer['seconds'] / kernel['seconds']:.1f}x" if ok and kernel["status"] == "ok" else "")
             print("  " + " | ".join(line), file=sys.stderr, flush=True)
             table.append(line)
     bench_default.print_table(header, table)
