@@ -2,7 +2,9 @@
 
 Text form (the tile-puzzle seed's): ``-`` or ``.`` a free cell, ``#`` a blocked one;
 layers of a box separated by a blank line.  Cells are ``(z, y, x)``; a plane board has
-one layer and ``space == 2``.
+one layer and ``space == 2``.  A board of triangles or hexagons (``lattice``, see
+:mod:`.lattice`; its shapes and drawings in :mod:`.lattice_boards`) is a plane board
+whose cells are its drawing's characters.
 """
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from ..errors import ProblemError
+from .lattice import SQUARE, drawing, lattice
 from .shapes import NEIGHBOUR_STEPS, Cell, split_layers
 
 FREE = "-."
@@ -30,6 +33,8 @@ class Board:
     cols: int
     free: frozenset[Cell]
     space: int = 2
+    #: ``"square"`` (squares, or cubes in a box), ``"triangle"`` or ``"hexagon"``
+    lattice: str = SQUARE
 
     @classmethod
     def of_size(cls, dims: list[int] | tuple[int, ...]) -> "Board":
@@ -82,7 +87,8 @@ class Board:
     def order(self) -> tuple[Cell, ...]:
         """Free cells in search order: the longest axis outermost, the shortest innermost,
         so a lowest-cell-first search fills the board along its short side."""
-        sizes = (self.layers, self.rows, self.cols)
+        # a triangle or a hexagon takes two columns of the drawing
+        sizes = (self.layers, self.rows, self.cols if self.lattice == SQUARE else self.cols // 2)
         axes = sorted(range(3), key=lambda a: (-sizes[a], a))
         return tuple(sorted(self.free, key=lambda c: tuple(c[a] for a in axes)))
 
@@ -91,6 +97,9 @@ class Board:
         return {c: i for i, c in enumerate(self.order)}
 
     def neighbours(self, cell: Cell) -> list[Cell]:
+        grid = lattice(self.lattice)
+        if grid is not None:
+            return [n for n in grid.neighbours(cell) if n in self.free]
         z, y, x = cell
         out = []
         for dz, dy, dx in NEIGHBOUR_STEPS:
@@ -104,7 +113,9 @@ class Board:
         return f"r{y}c{x}" if self.space == 2 else f"l{z}r{y}c{x}"
 
     def text(self) -> str:
-        """The board as a ``-``/``#`` matrix."""
+        """The board as a ``-``/``#`` matrix (a drawing of ``-`` on a plane lattice)."""
+        if self.lattice != SQUARE:
+            return drawing(self.lattice, {c: "-" for c in self.free}, " ")
         layers = [
             "\n".join(
                 "".join("-" if (z, y, x) in self.free else "#" for x in range(self.cols))

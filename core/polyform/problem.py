@@ -48,6 +48,9 @@ from ..search import Path
 from ..symmetry import OptionSymmetry
 from . import render
 from .board import Board
+from .lattice import LATTICE_NAMES, SQUARE, lattice
+from .lattice_boards import PIECE_OFF, PIECE_ON, SHAPES, parse_drawing, toml_board
+from .lattice_placing import lattice_placements
 from .regions import Regions
 from .render import SYMBOL_POOL
 from .sets import named_set
@@ -114,7 +117,8 @@ class Solution:
 
 
 # ====================================================================== parsing
-_TOP_KEYS = {"kind", "goal", "board", "size", "pieces", "name", "title", "description", "known"}
+_TOP_KEYS = {"kind", "goal", "board", "size", "pieces", "name", "title", "description", "known", "lattice",
+             *SHAPES}
 _PIECE_KEYS = {"set", "only", "name", "shape", "count", "mirror", "rotate"}
 
 
@@ -165,10 +169,20 @@ def parse_toml(text: str, source: str | None = None) -> tuple[str, Board, list[P
     goal = data.get("goal", "fill")
     if goal not in ("fill", "pack"):
         raise ProblemError(f"goal must be \"fill\" or \"pack\", not {goal!r}", source=source, line=key_line(text, "goal"))
+    grid = data.get("lattice", SQUARE)
+    if grid not in LATTICE_NAMES:
+        raise ProblemError(f"lattice must be one of {', '.join(map(repr, LATTICE_NAMES))}, not {grid!r}", source=source,
+                           line=key_line(text, "lattice"))
     board: Board
-    if "board" in data and "size" in data:
+    shaped = [k for k in SHAPES if k in data]
+    if grid != SQUARE:
+        board = toml_board(grid, data, text, source)
+    elif shaped:
+        raise ProblemError(f"{shaped[0]} is a board of triangles or hexagons: give lattice = \"triangle\" or "
+                           "\"hexagon\" (a square board takes size or board)", source=source, line=key_line(text, shaped[0]))
+    elif "board" in data and "size" in data:
         raise ProblemError("give either board or size, not both", source=source, line=key_line(text, "size"))
-    if "board" in data:
+    elif "board" in data:
         b = data["board"]
         line = key_line(text, "board")
         if not isinstance(b, str):
@@ -199,14 +213,15 @@ def parse_toml(text: str, source: str | None = None) -> tuple[str, Board, list[P
         nxt = headers[k + 1] - 1 if k + 1 < len(headers) else None
         where = f"piece {k + 1}"
         try:
-            pieces.extend(_parse_piece(entry, where, text, line, nxt))
+            pieces.extend(_parse_piece(entry, where, text, line, nxt, grid))
         except ProblemError as exc:
             raise exc.located(source, line) from None
     extra = {key: data[key] for key in ("name", "title", "description", "known") if key in data}
     return goal, board, pieces, extra
 
 
-def _parse_piece(entry: dict, where: str, text: str, line: int | None, stop: int | None) -> list[PieceKind]:
+def _parse_piece(entry: dict, where: str, text: str, line: int | None, stop: int | None,
+                 grid: str = SQUARE) -> list[PieceKind]:
     for key in entry:
         if key not in _PIECE_KEYS:
             raise ProblemError(f"{where}: unknown key {key!r} (known: {', '.join(sorted(_PIECE_KEYS))})")
@@ -220,6 +235,9 @@ def _parse_piece(entry: dict, where: str, text: str, line: int | None, stop: int
             from .sets import set_names
 
             raise ProblemError(f"{where}: unknown set {name!r} (known: {', '.join(set_names())})")
+        if members[0].shape.lattice != grid:
+            raise ProblemError(f"{where}: set {name!r} is of the {members[0].shape.lattice} lattice, the board of the "
+                               f"{grid} lattice")
         only = entry.get("only")
         if only is not None:
             if not isinstance(only, list) or not all(isinstance(o, str) for o in only):
@@ -245,12 +263,15 @@ def _parse_piece(entry: dict, where: str, text: str, line: int | None, stop: int
         raise ProblemError(f"piece {name!r}: needs a shape = \"\"\"...\"\"\" matrix ('#' = a cell of the piece)")
     first = value_first_line(text, "shape", (line or 1) - 1, stop) if line else None
     try:
-        form, dim = parse_matrix(shape_text, what=f"piece {name!r}")
+        if grid != SQUARE:
+            form, dim = parse_drawing(grid, shape_text, on=PIECE_ON, off=PIECE_OFF, what=f"piece {name!r}"), 2
+        else:
+            form, dim = parse_matrix(shape_text, what=f"piece {name!r}")
     except ProblemError as exc:
         raise ProblemError(exc.message, line=None if first is None or exc.line is None else first + exc.line) from None
     return [
         PieceKind(
-            name, Shape(form, dim), _flag(entry, "mirror", True, where), _flag(entry, "rotate", True, where), lo, hi, first or line
+            name, Shape(form, dim, grid), _flag(entry, "mirror", True, where), _flag(entry, "rotate", True, where), lo, hi, first or line
         )
     ]
 
@@ -443,39 +464,44 @@ class PolyformProblem(Problem):
         index = board.index
         n_cells = len(order)
         fill = self.goal == "fill"
-        regions = Regions(board)
-        placements: list[tuple[int, frozenset]] = []
-        tried, to_try = 0, sum(len(p.forms) for p in self.pieces) * n_cells
-        report(PLACING, 0, to_try)
-        for k, p in enumerate(self.pieces):
-            ok = self._sums(k)
-            # the area the other pieces still must cover once this copy is placed
-            remaining_area = sum(q.lo * q.size for q in self.pieces) - (p.size if p.lo > 0 else 0)
-            for form in p.forms:
-                a = form[0]
-                seen_here: set[frozenset] = set()
-                for b in order:
-                    tried += 1
-                    if not tried & REPORT_EVERY:
-                        report(PLACING, tried, to_try)
-                    dz, dy, dx = b[0] - a[0], b[1] - a[1], b[2] - a[2]
-                    cells = [(z + dz, y + dy, x + dx) for z, y, x in form]
-                    if not all(c in index for c in cells):
-                        continue
-                    fs = frozenset(cells)
-                    if fs in seen_here:
-                        continue
-                    seen_here.add(fs)
-                    if fill:
-                        good = all(ok >> size & 1 for size in regions.touching(form, (dz, dy, dx)))
-                    else:
-                        sizes = list(regions.touching(form, (dz, dy, dx)))
-                        usable = sum((ok & ((1 << (size + 1)) - 1)).bit_length() - 1 for size in sizes)
-                        untouched = n_cells - len(cells) - sum(sizes)
-                        good = usable + untouched >= remaining_area
-                    if good:
-                        placements.append((k, fs))
-        report(PLACING, to_try, to_try)
+        if lattice(board.lattice) is not None:  # triangles or hexagons: core/polyform/lattice_placing.py
+            area = sum(q.lo * q.size for q in self.pieces)
+            placements = lattice_placements(board, [p.forms for p in self.pieces], fill, self._sums,
+                                            [area - (p.size if p.lo > 0 else 0) for p in self.pieces])
+        else:
+            regions = Regions(board)
+            placements: list[tuple[int, frozenset]] = []
+            tried, to_try = 0, sum(len(p.forms) for p in self.pieces) * n_cells
+            report(PLACING, 0, to_try)
+            for k, p in enumerate(self.pieces):
+                ok = self._sums(k)
+                # the area the other pieces still must cover once this copy is placed
+                remaining_area = sum(q.lo * q.size for q in self.pieces) - (p.size if p.lo > 0 else 0)
+                for form in p.forms:
+                    a = form[0]
+                    seen_here: set[frozenset] = set()
+                    for b in order:
+                        tried += 1
+                        if not tried & REPORT_EVERY:
+                            report(PLACING, tried, to_try)
+                        dz, dy, dx = b[0] - a[0], b[1] - a[1], b[2] - a[2]
+                        cells = [(z + dz, y + dy, x + dx) for z, y, x in form]
+                        if not all(c in index for c in cells):
+                            continue
+                        fs = frozenset(cells)
+                        if fs in seen_here:
+                            continue
+                        seen_here.add(fs)
+                        if fill:
+                            good = all(ok >> size & 1 for size in regions.touching(form, (dz, dy, dx)))
+                        else:
+                            sizes = list(regions.touching(form, (dz, dy, dx)))
+                            usable = sum((ok & ((1 << (size + 1)) - 1)).bit_length() - 1 for size in sizes)
+                            untouched = n_cells - len(cells) - sum(sizes)
+                            good = usable + untouched >= remaining_area
+                        if good:
+                            placements.append((k, fs))
+            report(PLACING, to_try, to_try)
         # items
         # filling, a piece in unlimited supply needs no item (the cells say it all);
         # packing, every piece has one, so its count (lo..hi) is kept and branched on
@@ -607,10 +633,11 @@ class PolyformProblem(Problem):
         counts = [0] * len(self.pieces)
         from .shapes import normalise
 
+        grid = lattice(self.board.lattice)
         for k, cells in placed:
             if not cells <= self.board.free or cells & covered:
                 return False
-            if normalise(cells) not in self.pieces[k].forms:
+            if (normalise(cells) if grid is None else grid.normalise(cells)) not in self.pieces[k].forms:
                 return False
             covered |= cells
             counts[k] += 1

@@ -42,6 +42,7 @@ from itertools import product
 from typing import Iterable, Iterator
 
 from .board import Board
+from .flood import region_sizes
 from .shapes import NEIGHBOUR_STEPS, Cell, Form
 
 
@@ -140,17 +141,7 @@ class Regions:
         placed = 0
         for z, y, x in form:
             placed |= self._bit((az + z, ay + y, ax + x))
-        rest = self._free_bits & ~placed
-        seeds = self._spread(placed) & rest
-        while seeds:
-            region = seeds & -seeds
-            while True:
-                grown = self._spread(region) & rest
-                if grown == region:
-                    break
-                region = grown
-            yield region.bit_count()
-            seeds &= ~region
+        yield from region_sizes(placed, self._free_bits, self._spread)
 
     def _window(self, form: Form):
         """The cells within one step (in every axis) of ``form``, less its own, as

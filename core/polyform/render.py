@@ -4,13 +4,16 @@ Text: ``#`` a blocked cell, ``.`` a free cell left empty (pack goal), otherwise 
 piece's symbol.  Copies of one kind are told apart by giving neighbouring copies
 different symbols.  A box prints its layers side by side.
 SVG: one colour per placed piece, thick outlines between pieces; boxes as a row of layers.
+Boards of triangles or hexagons are drawn by :mod:`.render_lattice`.
 """
 from __future__ import annotations
 
-import colorsys
 from typing import Protocol, Sequence
 
 from .board import Board
+from .lattice import lattice
+from .palette import colour, esc
+from .render_lattice import lattice_svg, lattice_text
 from .shapes import NEIGHBOUR_STEPS, Cell
 
 #: the symbols pieces are printed with, in the order they are handed out
@@ -44,6 +47,7 @@ def _symbols(problem: Drawable, solution) -> tuple[dict[Cell, int], list[str], l
     for k in kinds:
         copies[k] = copies.get(k, 0) + 1
     single = {problem.pieces[k].symbol for k in copies if copies[k] == 1}
+    grid = lattice(problem.board.lattice)
     spare = [s for s in SYMBOL_POOL if s not in single]
     symbols: list[str] = []
     for n, k in enumerate(kinds):
@@ -53,7 +57,7 @@ def _symbols(problem: Drawable, solution) -> tuple[dict[Cell, int], list[str], l
         taken = set()
         for c, m in owner.items():
             if m == n:
-                for d in NEIGHBOUR_STEPS:
+                for d in NEIGHBOUR_STEPS if grid is None else grid.steps(c):
                     nb = owner.get((c[0] + d[0], c[1] + d[1], c[2] + d[2]))
                     if nb is not None and nb < n:
                         taken.add(symbols[nb])
@@ -66,6 +70,8 @@ def _symbols(problem: Drawable, solution) -> tuple[dict[Cell, int], list[str], l
 def render_text(problem: Drawable, solution) -> str:
     board = problem.board
     owner, symbols, _ = _symbols(problem, solution)
+    if lattice(board.lattice) is not None:
+        return lattice_text(board, owner, symbols)
     layers = []
     for z in range(board.layers):
         rows = []
@@ -84,16 +90,11 @@ def render_text(problem: Drawable, solution) -> str:
     return "\n".join("  ".join(layer[y] for layer in layers) for y in range(board.rows))
 
 
-def _colour(n: int, total: int) -> str:
-    h = (n * 0.618033988749895) % 1.0
-    l = 0.62 if n % 2 else 0.72
-    r, g, b = colorsys.hls_to_rgb(h, l, 0.65)
-    return f"#{int(r * 255):02x}{int(g * 255):02x}{int(b * 255):02x}"
-
-
 def render_svg(problem: Drawable, solution, cell: int = 24) -> str:
     board = problem.board
     owner, symbols, kinds = _symbols(problem, solution)
+    if lattice(board.lattice) is not None:
+        return lattice_svg(board, owner, [problem.pieces[k].name for k in kinds], cell)
     gap = cell
     margin = 4
     width = board.layers * board.cols * cell + (board.layers - 1) * gap + 2 * margin
@@ -111,11 +112,11 @@ def render_svg(problem: Drawable, solution, cell: int = 24) -> str:
                 px, py = ox + x * cell, margin + y * cell
                 if c in owner:
                     n = owner[c]
-                    fill = _colour(n, len(symbols))
+                    fill = colour(n, len(symbols))
                     name = problem.pieces[kinds[n]].name
                     out.append(
                         f'<rect x="{px}" y="{py}" width="{cell}" height="{cell}" fill="{fill}">'
-                        f"<title>{_esc(name)}</title></rect>"
+                        f"<title>{esc(name)}</title></rect>"
                     )
                 elif c in board.free:
                     out.append(f'<rect x="{px}" y="{py}" width="{cell}" height="{cell}" fill="#ffffff" stroke="#dddddd"/>')
@@ -140,7 +141,3 @@ def render_svg(problem: Drawable, solution, cell: int = 24) -> str:
         out.append(f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="#000000" stroke-width="2" stroke-linecap="square"/>')
     out.append("</svg>")
     return "\n".join(out)
-
-
-def _esc(s: str) -> str:
-    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

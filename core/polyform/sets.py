@@ -1,14 +1,20 @@
-"""Named piece sets: the usual polyominoes and polycubes.
+"""Named piece sets: the usual polyominoes and polycubes, polyiamonds and polyhexes.
 
 Each set is a list of :class:`SetPiece` (name, shape, whether it may be mirrored).
 Planar sets may be mirrored (flip the piece over); the polycube sets are one-sided
 (``mirror=False``): a solid piece cannot be reflected, so chiral pairs are listed twice.
+
+The polyiamonds and polyhexes are generated, not drawn: every free n-iamond or n-hex
+(:meth:`.lattice.Lattice.free_forms`), named by size and rank among the canonical forms
+(``I6.1`` .. ``I6.12`` the hexiamonds, ``H5.1`` .. ``H5.22`` the pentahexes; a one-sided
+set adds each chiral piece's mirror image, ``I6.3'``).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
 
+from .lattice import lattice
 from .shapes import Shape, free_polyforms, parse_matrix, transform_form, TRANSFORMS_2D, TRANSFORMS_3D
 
 
@@ -71,10 +77,36 @@ def _one_sided(pieces: list[SetPiece]) -> list[SetPiece]:
     for p in pieces:
         out.append(SetPiece(p.name, p.shape, False))
         rot = set(p.shape.orientations(mirror=False))
-        mirrored = transform_form(TRANSFORMS_2D[4], p.shape.form)
+        grid = lattice(p.shape.lattice)
+        if grid is None:
+            mirrored = transform_form(TRANSFORMS_2D[4], p.shape.form)
+        else:
+            mirrored = grid.transform_form(grid.transforms[6], p.shape.form)
         if mirrored not in rot:
-            out.append(SetPiece(_mirror_name(p.name), Shape(mirrored, 2), False))
+            out.append(SetPiece(_mirror_name(p.name), Shape(mirrored, 2, p.shape.lattice), False))
     return out
+
+
+#: the generated sets of the plane lattices: name -> (lattice, cells, prefix)
+LATTICE_SETS = {
+    "diamonds": ("triangle", 2, "I"),
+    "triamonds": ("triangle", 3, "I"),
+    "tetriamonds": ("triangle", 4, "I"),
+    "pentiamonds": ("triangle", 5, "I"),
+    "hexiamonds": ("triangle", 6, "I"),
+    "heptiamonds": ("triangle", 7, "I"),
+    "dihexes": ("hexagon", 2, "H"),
+    "trihexes": ("hexagon", 3, "H"),
+    "tetrahexes": ("hexagon", 4, "H"),
+    "pentahexes": ("hexagon", 5, "H"),
+}
+
+
+@lru_cache(maxsize=None)
+def _lattice_set(name: str) -> tuple[SetPiece, ...]:
+    grid_name, n, prefix = LATTICE_SETS[name]
+    forms = lattice(grid_name).free_forms(n)
+    return tuple(SetPiece(f"{prefix}{n}.{k + 1}", Shape(f, 2, grid_name)) for k, f in enumerate(forms))
 
 
 @lru_cache(maxsize=None)
@@ -132,6 +164,22 @@ SET_DESCRIPTIONS: dict[str, str] = {
     "tetracubes": "the 8 tetracubes: I O T L S A B P (one-sided solids)",
     "pentacubes": "the 29 pentacubes up to rotation (12 flat + 17 solid, one-sided)",
     "planar-pentacubes": "the 12 flat pentacubes (pentominoes as solids): F I L N P T U V W X Y Z",
+    "diamonds": "the diamond (two triangles; triangle lattice)",
+    "triamonds": "the triamond (triangle lattice)",
+    "tetriamonds": "the 3 free tetriamonds: I4.1..I4.3 (triangle lattice)",
+    "pentiamonds": "the 4 free pentiamonds: I5.1..I5.4 (triangle lattice)",
+    "hexiamonds": "the 12 free hexiamonds: I6.1..I6.12 (triangle lattice)",
+    "heptiamonds": "the 24 free heptiamonds: I7.1..I7.24 (triangle lattice)",
+    "one-sided-tetriamonds": "the 4 one-sided tetriamonds (triangle lattice)",
+    "one-sided-pentiamonds": "the 6 one-sided pentiamonds (triangle lattice)",
+    "one-sided-hexiamonds": "the 19 one-sided hexiamonds (triangle lattice)",
+    "one-sided-heptiamonds": "the 43 one-sided heptiamonds (triangle lattice)",
+    "dihexes": "the dihex (two hexagons; hexagon lattice)",
+    "trihexes": "the 3 free trihexes: H3.1..H3.3 (hexagon lattice)",
+    "tetrahexes": "the 7 free tetrahexes: H4.1..H4.7 (hexagon lattice)",
+    "pentahexes": "the 22 free pentahexes: H5.1..H5.22 (hexagon lattice)",
+    "one-sided-tetrahexes": "the 10 one-sided tetrahexes (hexagon lattice)",
+    "one-sided-pentahexes": "the 33 one-sided pentahexes (hexagon lattice)",
 }
 
 
@@ -164,6 +212,10 @@ def named_set(name: str) -> list[SetPiece] | None:
         return list(_pentacubes())
     if key in ("planar-pentacubes", "flat-pentacubes"):
         return _flat3d(_set(PENTOMINOES))
+    if key in LATTICE_SETS:
+        return list(_lattice_set(key))
+    if key.startswith("one-sided-") and key[len("one-sided-"):] in LATTICE_SETS:
+        return _one_sided(list(_lattice_set(key[len("one-sided-"):])))
     return None
 
 

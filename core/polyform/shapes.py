@@ -12,6 +12,7 @@ from itertools import permutations, product
 from typing import Iterable
 
 from ..errors import ProblemError
+from .lattice import connected, drawing, lattice
 
 Cell = tuple[int, int, int]
 Form = tuple[Cell, ...]
@@ -66,20 +67,7 @@ def transform_form(t: Transform, form: Iterable[Cell]) -> Form:
 
 def is_connected(cells: Iterable[Cell]) -> bool:
     """Orthogonal (edge / face) connectivity."""
-    cells = set(cells)
-    if not cells:
-        return False
-    start = next(iter(cells))
-    seen = {start}
-    stack = [start]
-    while stack:
-        z, y, x = stack.pop()
-        for dz, dy, dx in NEIGHBOUR_STEPS:
-            n = (z + dz, y + dy, x + dx)
-            if n in cells and n not in seen:
-                seen.add(n)
-                stack.append(n)
-    return len(seen) == len(cells)
+    return connected(cells, lambda c: [(c[0] + dz, c[1] + dy, c[2] + dx) for dz, dy, dx in NEIGHBOUR_STEPS])
 
 
 def split_layers(text: str) -> list[list[tuple[int, str]]]:
@@ -115,10 +103,12 @@ def parse_matrix(text: str, *, on: str = "#", off: str = "-.", what: str = "shap
 
 @dataclass(frozen=True)
 class Shape:
-    """A polyform: its form (as drawn) and its dimension (2 = polyomino, 3 = polycube)."""
+    """A polyform: its form (as drawn), its dimension (2 = polyomino, 3 = polycube) and
+    its lattice (``"square"``, or ``"triangle"`` / ``"hexagon"``: :mod:`.lattice`)."""
 
     form: Form
     dim: int = 2
+    lattice: str = "square"
 
     @classmethod
     def from_text(cls, text: str) -> "Shape":
@@ -137,7 +127,8 @@ class Shape:
         return len(self.form)
 
     def connected(self) -> bool:
-        return is_connected(self.form)
+        grid = _plane_lattice(self.lattice)
+        return is_connected(self.form) if grid is None else grid.is_connected(self.form)
 
     def orientations(self, *, mirror: bool = True, rotate: bool = True, space: int = 2) -> tuple[Form, ...]:
         """Distinct forms of the piece: in the plane (``space=2``, 8 transforms) or in
@@ -145,6 +136,9 @@ class Shape:
         ``rotate`` is false.  The drawn form comes first."""
         if not rotate:
             return (self.form,)
+        grid = _plane_lattice(self.lattice)
+        if grid is not None:
+            return grid.orientations(self.form, mirror=mirror)
         if space == 2 and self.dim == 3:
             raise ValueError("a 3D shape has no orientations in the plane")
         group = TRANSFORMS_2D if space == 2 else TRANSFORMS_3D
@@ -162,6 +156,8 @@ class Shape:
         """The shape as a ``#``/``.`` matrix (layers separated by blank lines)."""
         if not self.form:
             return ""
+        if self.lattice != "square":
+            return drawing(self.lattice, {c: "#" for c in self.form})
         nz = 1 + max(c[0] for c in self.form)
         ny = 1 + max(c[1] for c in self.form)
         nx = 1 + max(c[2] for c in self.form)
@@ -171,6 +167,11 @@ class Shape:
             for z in range(nz)
         ]
         return "\n\n".join(layers)
+
+
+def _plane_lattice(name: str):
+    """The lattice object of a plane lattice's name; None for the square grid."""
+    return None if name == "square" else lattice(name)
 
 
 def free_polyforms(n: int, *, space: int = 2, mirror: bool = True) -> list[Form]:

@@ -8,6 +8,9 @@ cells onto themselves, together with the permutation of piece kinds it induces: 
 ``k'`` with the same count.  So a one-sided set holding both mirror images of each chiral
 piece is closed under reflections (they swap the pair); a lone ``mirror = false`` piece
 keeps only the rotations.
+
+On a board of triangles or hexagons the transforms are the lattice's twelve matrices
+(:mod:`.lattice`) and the offset a translation of it.
 """
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from .board import Board
+from .lattice import Lattice, lattice
 from .shapes import TRANSFORMS_2D, TRANSFORMS_3D, Cell, Transform, is_rotation, transform_form
 
 
@@ -24,6 +28,8 @@ class Symmetry:
     offset: Cell
     #: kind index -> image kind index
     kinds: tuple[int, ...]
+    #: the plane lattice the transform is a matrix of; None on the square grid
+    grid: Lattice | None = None
 
     def cell(self, c: Cell) -> Cell:
         """The image of one cell."""
@@ -33,17 +39,25 @@ class Symmetry:
         """The images of ``cells``, in order: the transform, then the offset (one loop for
         a whole board: the 200x200 board's 40,000 cells, eight times over, while choosing
         a method)."""
+        if self.grid is not None:
+            o0, o1, o2 = self.offset
+            return [(z + o0, y + o1, x + o2) for z, y, x in (self.grid.apply(self.transform, c) for c in cells)]
         (p0, p1, p2), (s0, s1, s2) = self.transform
         o0, o1, o2 = self.offset
         return [(s0 * c[p0] + o0, s1 * c[p1] + o1, s2 * c[p2] + o2) for c in cells]
 
     @property
     def is_identity(self) -> bool:
+        if self.grid is not None:
+            return self.transform == self.grid.transforms[0] and self.offset == (0, 0, 0)
         return self.transform == ((0, 1, 2), (1, 1, 1)) and self.offset == (0, 0, 0)
 
 
 def board_maps(board: Board) -> list[tuple[Transform, Cell]]:
     """Every (transform, offset) mapping the board's free cells onto themselves."""
+    grid = lattice(board.lattice)
+    if grid is not None:
+        return _lattice_maps(grid, board.free)
     free = board.free
     group = TRANSFORMS_2D if board.space == 2 else TRANSFORMS_3D
     lo = tuple(min(c[a] for c in free) for a in range(3))
@@ -55,6 +69,21 @@ def board_maps(board: Board) -> list[tuple[Transform, Cell]]:
         off = tuple(lo[a] - (lo[p] if s > 0 else -hi[p]) for a, (p, s) in enumerate(zip(t[0], t[1])))
         o0, o1, o2 = off
         if all((s0 * c[p0] + o0, s1 * c[p1] + o1, s2 * c[p2] + o2) in free for c in free):
+            out.append((t, off))
+    return out
+
+
+def _lattice_maps(grid: Lattice, free: frozenset[Cell]) -> list[tuple[Transform, Cell]]:
+    """:func:`board_maps` on a plane lattice: each of its twelve transforms, moved so the
+    image's first cell (in sorted order) lands on the board's, where that move is a
+    translation of the lattice."""
+    out = []
+    low = min(free)
+    for t in grid.transforms:
+        image = [grid.apply(t, c) for c in free]
+        first = min(image)
+        off = (low[0] - first[0], low[1] - first[1], low[2] - first[2])
+        if grid.is_translation(off) and all((z + off[0], y + off[1], x + off[2]) in free for z, y, x in image):
             out.append((t, off))
     return out
 
@@ -81,22 +110,25 @@ def symmetry_group(board: Board, orientation_sets: Sequence[frozenset], counts: 
     #: R.t(f) depends only on t's coset of R, so two lookups per kind serve all 48 maps
     by_coset: dict[tuple[bool, int], int | None] = {}
     out = []
+    grid = lattice(board.lattice)
+    turn = is_rotation if grid is None else grid.is_rotation
+    moved = transform_form if grid is None else grid.transform_form
     for t, off in board_maps(board):
         perm = []
-        rotation = is_rotation(t)
+        rotation = turn(t)
         for k, forms in enumerate(orientation_sets):
             key = (rotation, k)
             if closed[k] and key in by_coset:
                 j = by_coset[key]
             else:
-                j = by_form.get(transform_form(t, first[k])) if closed[k] else None
+                j = by_form.get(moved(t, first[k])) if closed[k] else None
                 if j is None or counts[j] != counts[k] or len(orientation_sets[j]) != len(forms):
-                    j = by_key.get((frozenset(transform_form(t, f) for f in forms), counts[k]))
+                    j = by_key.get((frozenset(moved(t, f) for f in forms), counts[k]))
                 if closed[k]:
                     by_coset[key] = j
             if j is None:
                 break
             perm.append(j)
         else:
-            out.append(Symmetry(t, off, tuple(perm)))
+            out.append(Symmetry(t, off, tuple(perm), grid))
     return out

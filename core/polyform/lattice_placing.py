@@ -1,0 +1,50 @@
+"""The placements of pieces on a board of triangles or hexagons: every form of every
+kind moved onto the board by the lattice's translations (a triangle keeps its direction),
+less those that wall off a region the other pieces cannot fill (fill goal) or leave less
+room than they need (pack goal) — the rule the square and cubic boards apply in
+:meth:`.problem.PolyformProblem._compiled`, with the regions of :mod:`.lattice_regions`."""
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+from .board import Board
+from .lattice import Cell, Form, lattice
+from .lattice_regions import LatticeRegions
+
+
+def lattice_placements(board: Board, forms: Sequence[Sequence[Form]], fill: bool, sums: Callable[[int], int],
+                       remaining: Sequence[int]) -> list[tuple[int, frozenset[Cell]]]:
+    """(kind, cells) of each placement kept: ``forms`` the orientations of each kind,
+    ``sums(k)`` the areas the pieces can cover less one copy of kind ``k`` (a bitset),
+    ``remaining[k]`` the area they still must cover once it is placed (pack goal)."""
+    grid = lattice(board.lattice)
+    regions = LatticeRegions(board)
+    room = len(board.free)
+    out: list[tuple[int, frozenset[Cell]]] = []
+    for k, kind_forms in enumerate(forms):
+        areas = sums(k)
+        for form in kind_forms:
+            _, ay, ax = form[0]
+            seen: set[frozenset[Cell]] = set()
+            for _, by, bx in board.order:
+                move = (0, by - ay, bx - ax)
+                if not grid.is_translation(move):
+                    continue
+                cells = frozenset((0, y + move[1], x + move[2]) for _, y, x in form)
+                if cells in seen or not cells <= board.free:
+                    continue
+                seen.add(cells)
+                if _room_left(regions.touching(form, move), areas, fill, room - len(cells), remaining[k]):
+                    out.append((k, cells))
+    return out
+
+
+def _room_left(regions, areas: int, fill: bool, free_after: int, need: int) -> bool:
+    """Whether the regions a placement touches can still be used: each one an area the
+    pieces cover (fill goal); or, packing, the room they can use plus the untouched
+    cells at least the area still needed."""
+    if fill:
+        return all(areas >> size & 1 for size in regions)
+    sizes = list(regions)
+    usable = sum((areas & ((1 << (size + 1)) - 1)).bit_length() - 1 for size in sizes)
+    return usable + free_after - sum(sizes) >= need
