@@ -125,3 +125,33 @@ def test_the_page_follows_a_run_and_shows_solutions(pg_url, processes, browser):
     errors = [entry for entry in console if entry["level"] == "SEVERE"]
     assert errors == [], errors
     run_cli("cancel", str(run["run_id"]), db_url=pg_url, check=True)
+
+
+def test_the_page_draws_triangle_and_hexagon_boards(pg_url, processes, browser):
+    """Solutions on the triangle and hexagon lattices open as pictures of polygons."""
+    from pathlib import Path
+
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    runs = {name: json.loads(run_cli("solve", str(examples / name), "--first", "2", "--json", "--no-progress",
+                                     db_url=pg_url, check=True).stdout)["run_id"]
+            for name in ("polyform-hexiamonds-6x6.toml", "polyform-trihexes-ring.toml")}
+    port = free_port()
+    processes.start("web", "--port", str(port), db_url=pg_url, name="web")
+    base = f"http://127.0.0.1:{port}"
+    wait_answers(f"{base}/api/runs")
+    console: list[dict] = []
+    for name, cells in (("polyform-hexiamonds-6x6.toml", 72), ("polyform-trihexes-ring.toml", 18)):
+        run_id = runs[name]
+        browser.get(f"{base}/runs/{run_id}/solutions")
+        pictures = browser.find_elements(By.CSS_SELECTOR, "figure.solution img")
+        assert len(pictures) == 2
+        WebDriverWait(browser, 10).until(
+            lambda d: all(d.execute_script("return arguments[0].complete && arguments[0].naturalWidth > 0", p)
+                          for p in d.find_elements(By.CSS_SELECTOR, "figure.solution img")))
+        browser.find_element(By.CSS_SELECTOR, "figure.solution a").click()
+        WebDriverWait(browser, 10).until(lambda d: d.current_url.endswith(f"/runs/{run_id}/solutions/0.svg"))
+        assert len(browser.find_elements(By.CSS_SELECTOR, "svg polygon")) == cells  # a polygon per cell
+        assert not browser.find_elements(By.CSS_SELECTOR, "svg rect")
+        console += browser.get_log("browser")
+    errors = [entry for entry in console if entry["level"] == "SEVERE"]
+    assert errors == [], errors
