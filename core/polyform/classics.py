@@ -7,7 +7,8 @@ publishes; docs/models.md cites the source of each.  ``distinct`` is up to the b
 symmetries as the model counts them (rotations, and reflections where the pieces allow);
 where a source counts up to rotation only (the Soma figures, the tetracube boxes), the
 entry gives the total, which is the rotation group's order times that count (no solution
-is symmetric under a rotation: the tests check both by Burnside's lemma).
+is symmetric under a rotation: the tests check both by Burnside's lemma).  The entries on
+triangles and hexagons (the hexiamond and tetrahex figures) are distinct counts.
 """
 from __future__ import annotations
 
@@ -56,6 +57,27 @@ CLASSICS: tuple[tuple[str, str, dict[str, int]], ...] = (
      {"solutions": 27456, "distinct": 572}),
     ("bedlam-cube", "the Bedlam cube: 13 solid pieces in a 4x4x4 cube", {"solutions": 24 * 19186, "distinct": 19186}),
     ("tetris-cube", "the Tetris Cube: 12 solid pieces in a 4x4x4 cube", {"solutions": 24 * 9839, "distinct": 9839}),
+    # ---- on triangles and hexagons (lattice = "triangle" / "hexagon"), distinct counts
+    # as Polyform Puzzler publishes them (its boards redrawn here from its coordinates)
+    ("hexiamonds-6x6", "the 12 hexiamonds in a 6x6 rhombus", {"distinct": 156}),
+    ("hexiamonds-4x9", "the 12 hexiamonds in a 4x9 parallelogram", {"distinct": 74}),
+    ("hexiamonds-3x12", "the 12 hexiamonds in a 3x12 parallelogram (no solution)", {"distinct": 0}),
+    ("hexiamonds-trapezium-4x11", "the 12 hexiamonds in a trapezium of height 4, base 11", {"distinct": 76}),
+    ("hexiamonds-long-hexagon", "the 12 hexiamonds in a long hexagon, 4 high and 10 long", {"distinct": 856}),
+    ("hexiamonds-irregular-hexagon", "the 12 hexiamonds in an irregular hexagon, 7 by 8", {"distinct": 5885}),
+    ("hexiamonds-stacked-long-hexagons", "the 12 hexiamonds in two stacked long hexagons", {"distinct": 378}),
+    ("hexiamonds-stacked-long-butterflies", "the 12 hexiamonds in two stacked long butterflies", {"distinct": 290}),
+    ("hexiamonds-stacked-hexagons", "the 12 hexiamonds in three stacked hexagons", {"distinct": 51}),
+    ("hexiamonds-crescent", "the 12 hexiamonds in a hexagon of side 4 less a hexagon of side 2 at a corner",
+     {"distinct": 87}),
+    ("hexiamonds-ring", "the 12 hexiamonds in a hexagon of side 4 less a hexagon of side 2 off its centre",
+     {"distinct": 11}),
+    ("hexiamonds-coin", "the 12 hexiamonds in a long hexagon less a central hexagon", {"distinct": 304}),
+    ("hexiamonds-tenyo", "the 12 hexiamonds in Tenyo's Pla-Puzzle figure", {"distinct": 4968}),
+    ("tetrahexes-4x7", "the 7 tetrahexes in a 4x7 parallelogram", {"distinct": 9}),
+    ("tetrahexes-3x10-clipped", "the 7 tetrahexes in a 3x10 parallelogram less its two sharp corners",
+     {"distinct": 2}),
+    ("tetrahexes-coin", "the 7 tetrahexes in a hexagon less its centre", {"distinct": 4}),
 )
 
 

@@ -3,12 +3,12 @@ figure (sources in docs/models.md).
 
 Published counts come in two conventions.  Up to every symmetry of the board that keeps
 the piece set (what ``distinct`` counts) for the pentomino boards, the flat pentacube
-boxes, the Diabolical cube and the Slothouber-Graatsma puzzle; up to rotation only for
-the Soma figures and the tetracube boxes (Polyform Puzzler) and the Bedlam and Tetris
-cubes (Kurowski).  The rotation classes are counted here by Burnside's lemma over the
-enumerated solutions, with this suite's own geometry (tests/core/polyform_check.py).
-Conway's puzzle has no published count: it is checked against a cover built here
-without the polyform model.
+boxes, the Diabolical cube, the Slothouber-Graatsma puzzle and the hexiamond and
+tetrahex figures (Polyform Puzzler); up to rotation only for the Soma figures and the
+tetracube boxes (Polyform Puzzler) and the Bedlam and Tetris cubes (Kurowski).  The
+rotation classes are counted here by Burnside's lemma over the enumerated solutions,
+with this suite's own geometry (tests/core/polyform_check.py).  Conway's puzzle has no
+published count: it is checked against a cover built here without the polyform model.
 """
 from __future__ import annotations
 
@@ -38,7 +38,16 @@ DISTINCT = {
     "pentacubes-2x5x6": 264,
     "diabolical-cube": 13,
     "slothouber-graatsma": 1,
+    # on triangles and hexagons (Polyform Puzzler's counts)
+    "hexiamonds-6x6": 156, "hexiamonds-4x9": 74, "hexiamonds-3x12": 0, "hexiamonds-trapezium-4x11": 76,
+    "hexiamonds-long-hexagon": 856, "hexiamonds-irregular-hexagon": 5885, "hexiamonds-stacked-long-hexagons": 378,
+    "hexiamonds-stacked-long-butterflies": 290, "hexiamonds-stacked-hexagons": 51, "hexiamonds-crescent": 87,
+    "hexiamonds-ring": 11, "hexiamonds-coin": 304, "hexiamonds-tenyo": 4968,
+    "tetrahexes-4x7": 9, "tetrahexes-3x10-clipped": 2, "tetrahexes-coin": 4,
 }
+#: the entries on triangles and hexagons, by lattice
+LATTICE_ENTRIES = {"triangle": {n for n in DISTINCT if n.startswith("hexiamonds-")},
+                   "hexagon": {n for n in DISTINCT if n.startswith("tetrahexes-")}}
 #: published counts up to rotation only
 UP_TO_ROTATION = {
     "tetracubes-2x4x4": 1390, "tetracubes-2x2x8": 224,
@@ -64,7 +73,7 @@ def _rotations(name: str) -> int:
 
 def test_every_classic_has_a_published_count_here():
     names = [name for name, _, _ in CLASSICS]
-    assert len(names) == len(set(names)) >= 30
+    assert len(names) == len(set(names)) >= 30 + 16
     assert set(names) == set(DISTINCT) | set(UP_TO_ROTATION) | {"conway-puzzle"}
     assert set(names) <= {e.name for e in library()}
 
@@ -82,6 +91,16 @@ def test_distinct_counts_are_the_published_ones(name):
     r = load(name).solver(distinct=True).solve()
     assert r.complete and r.distinct == DISTINCT[name]
     assert {e.name: e.known for e in library()}[name] == {"distinct": DISTINCT[name]}
+
+
+@pytest.mark.parametrize("lattice", sorted(LATTICE_ENTRIES))
+def test_the_lattice_entries_are_on_their_lattice_with_the_pieces_filling_the_board(lattice):
+    """Each entry's board is of its lattice and has the piece set's area (72 triangles for
+    the 12 hexiamonds, 28 hexagons for the 7 tetrahexes): the count is of the puzzle named."""
+    for name in LATTICE_ENTRIES[lattice]:
+        p = load(name)
+        assert p.board.lattice == lattice
+        assert len(p.board.free) == (72 if lattice == "triangle" else 28)
 
 
 @pytest.mark.parametrize("name", sorted(set(UP_TO_ROTATION) - HEAVY))
