@@ -41,5 +41,10 @@ setup(
             depends=["core/_interrupt.h", "core/_search_common.h", "core/crossword/_state_table.h"],
             extra_compile_args=["-O3", "-std=c11", "-Wall", "-Wextra"],
         ),
+        Extension(
+            "core.polyform._placements",
+            sources=["core/polyform/_placements.c"],
+            extra_compile_args=["-O3", "-std=c11", "-Wall", "-Wextra"],
+        ),
     ]
 )

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import accumulate, chain, compress, islice
+from operator import ge, itemgetter
 from typing import Iterable, Sequence
 
 from .errors import ProblemError
@@ -133,6 +135,32 @@ class ExactCover:
         if not 0 <= n_primary <= n:
             raise ProblemError(f"n_primary={n_primary} is outside 0..{n}", source=source)
         colors = tuple(colors) if colors else ("",)
+        options = options if isinstance(options, (list, tuple)) else list(options)
+        opts = _plain_options(options, n)
+        if opts is None:
+            opts = cls._checked_options(items, n_primary, options, colors, source)
+        if bounds is not None:
+            bounds = tuple((int(lo), int(hi)) for lo, hi in bounds)
+            if len(bounds) != n_primary:
+                raise ProblemError("bounds must give one (lo, hi) per primary item", source=source)
+            for i, (lo, hi) in enumerate(bounds):
+                if not (0 <= lo <= hi and hi >= 1):
+                    raise ProblemError(
+                        f"item {items[i]!r} has multiplicity {lo}:{hi}; need 0 <= lo <= hi, hi >= 1",
+                        source=source,
+                    )
+            if all(b == (1, 1) for b in bounds):
+                bounds = None
+        if labels is not None:
+            labels = tuple(labels)
+            if len(labels) != len(opts):
+                raise ProblemError("labels must give one label per option", source=source)
+        return cls(items, n_primary, tuple(opts), colors, bounds, labels)
+
+    @staticmethod
+    def _checked_options(items, n_primary, options, colors, source) -> list[OptionEntries]:
+        """Every entry checked, each fault named (the path for any input but the plain one)."""
+        n = len(items)
         opts = []
         for k, option in enumerate(options):
             entries = tuple((int(i), int(c)) for i, c in option)
@@ -152,23 +180,7 @@ class ExactCover:
                         f"option {k + 1} gives a color to primary item {items[i]!r}", source=source
                     )
             opts.append(entries)
-        if bounds is not None:
-            bounds = tuple((int(lo), int(hi)) for lo, hi in bounds)
-            if len(bounds) != n_primary:
-                raise ProblemError("bounds must give one (lo, hi) per primary item", source=source)
-            for i, (lo, hi) in enumerate(bounds):
-                if not (0 <= lo <= hi and hi >= 1):
-                    raise ProblemError(
-                        f"item {items[i]!r} has multiplicity {lo}:{hi}; need 0 <= lo <= hi, hi >= 1",
-                        source=source,
-                    )
-            if all(b == (1, 1) for b in bounds):
-                bounds = None
-        if labels is not None:
-            labels = tuple(labels)
-            if len(labels) != len(opts):
-                raise ProblemError("labels must give one label per option", source=source)
-        return cls(items, n_primary, tuple(opts), colors, bounds, labels)
+        return opts
 
     # ------------------------------------------------------------------ views
     @property
@@ -266,3 +278,33 @@ class ExactCover:
             if not lo <= count[i] <= hi:
                 return False
         return True
+
+
+def _plain_options(options: Sequence, n: int) -> tuple[OptionEntries, ...] | None:
+    """The options as they are, where each is a non-empty tuple of ``(item, 0)`` pairs of
+    ints with the items strictly increasing within ``0 .. n-1`` (what the models compile
+    to); None where any is not, for the checked path to name the fault.  Checked over all
+    entries at once by whole-sequence operations (map, set), not entry by entry: the
+    checked path took most of a small polyform problem's compile."""
+    if not options:
+        return ()
+    if set(map(type, options)) != {tuple}:
+        return None
+    lengths = list(map(len, options))
+    if 0 in lengths:
+        return None
+    entries = list(chain.from_iterable(options))
+    if set(map(type, entries)) != {tuple} or set(map(len, entries)) != {2}:
+        return None
+    items = list(map(itemgetter(0), entries))
+    colours = set(map(itemgetter(1), entries))
+    if set(map(type, items)) != {int} or colours != {0} or type(colours.pop()) is not int:
+        return None
+    if min(items) < 0 or max(items) >= n:
+        return None
+    # the items fall only where an option ends and the next begins
+    starts = set(accumulate(lengths))
+    falls = compress(range(1, len(items)), map(ge, items, islice(items, 1, None)))
+    if not starts.issuperset(falls):
+        return None
+    return tuple(options)

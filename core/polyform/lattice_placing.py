@@ -10,6 +10,7 @@ from typing import Callable, Sequence
 from .board import Board
 from .lattice import Cell, Form, lattice
 from .lattice_regions import LatticeRegions
+from .placing import room_left
 
 
 def lattice_placements(board: Board, forms: Sequence[Sequence[Form]], fill: bool, sums: Callable[[int], int],
@@ -34,17 +35,7 @@ def lattice_placements(board: Board, forms: Sequence[Sequence[Form]], fill: bool
                 if cells in seen or not cells <= board.free:
                     continue
                 seen.add(cells)
-                if _room_left(regions.touching(form, move), areas, fill, room - len(cells), remaining[k]):
+                if room_left(regions.touching(form, move), areas, fill, room - len(cells), remaining[k]):
                     out.append((k, cells))
     return out
 
-
-def _room_left(regions, areas: int, fill: bool, free_after: int, need: int) -> bool:
-    """Whether the regions a placement touches can still be used: each one an area the
-    pieces cover (fill goal); or, packing, the room they can use plus the untouched
-    cells at least the area still needed."""
-    if fill:
-        return all(areas >> size & 1 for size in regions)
-    sizes = list(regions)
-    usable = sum((areas & ((1 << (size + 1)) - 1)).bit_length() - 1 for size in sizes)
-    return usable + free_after - sum(sizes) >= need

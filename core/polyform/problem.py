@@ -38,7 +38,6 @@ from .. import data
 from ..errors import ProblemError
 from ..toml_input import key_line, load_toml, value_first_line
 from ..exact_cover import ExactCover
-from ..build_progress import report
 from ..catalog import LibraryEntry, register_kind, register_pattern, register_problem
 from ..engines import SearchHints
 from ..kernel import MAX_KERNEL_BYTES, kernel_bytes
@@ -51,16 +50,12 @@ from .board import Board
 from .lattice import LATTICE_NAMES, SQUARE, lattice
 from .lattice_boards import PIECE_OFF, PIECE_ON, SHAPES, parse_drawing, toml_board
 from .lattice_placing import lattice_placements
-from .regions import Regions
+from .placing import place
 from .render import SYMBOL_POOL
 from .sets import named_set
 from .shapes import Cell, Form, Shape, parse_matrix
 
 KIND = "polyform"
-#: the stage :func:`core.build_progress.report` names while placing the pieces
-PLACING = "placing pieces"
-#: report progress each time this many more (piece form, cell) pairs are tried (minus 1)
-REPORT_EVERY = (1 << 12) - 1
 
 
 @dataclass
@@ -459,49 +454,22 @@ class PolyformProblem(Problem):
 
     @cached_property
     def _compiled(self):
+        """(exact cover, placements as (kind, cell indices), region rule, item of each
+        kind): the placements in C (:func:`.placing.place`) on square and cubic boards,
+        by the lattice's shifts on triangles and hexagons."""
         board = self.board
         order = board.order
-        index = board.index
         n_cells = len(order)
         fill = self.goal == "fill"
+        area = sum(q.lo * q.size for q in self.pieces)
+        remaining = [area - (p.size if p.lo > 0 else 0) for p in self.pieces]
+        forms = [p.forms for p in self.pieces]
+        index = board.index
         if lattice(board.lattice) is not None:  # triangles or hexagons: core/polyform/lattice_placing.py
-            area = sum(q.lo * q.size for q in self.pieces)
-            placements = lattice_placements(board, [p.forms for p in self.pieces], fill, self._sums,
-                                            [area - (p.size if p.lo > 0 else 0) for p in self.pieces])
+            placements = [(k, tuple(sorted(index[c] for c in cells)))
+                          for k, cells in lattice_placements(board, forms, fill, self._sums, remaining)]
         else:
-            regions = Regions(board)
-            placements: list[tuple[int, frozenset]] = []
-            tried, to_try = 0, sum(len(p.forms) for p in self.pieces) * n_cells
-            report(PLACING, 0, to_try)
-            for k, p in enumerate(self.pieces):
-                ok = self._sums(k)
-                # the area the other pieces still must cover once this copy is placed
-                remaining_area = sum(q.lo * q.size for q in self.pieces) - (p.size if p.lo > 0 else 0)
-                for form in p.forms:
-                    a = form[0]
-                    seen_here: set[frozenset] = set()
-                    for b in order:
-                        tried += 1
-                        if not tried & REPORT_EVERY:
-                            report(PLACING, tried, to_try)
-                        dz, dy, dx = b[0] - a[0], b[1] - a[1], b[2] - a[2]
-                        cells = [(z + dz, y + dy, x + dx) for z, y, x in form]
-                        if not all(c in index for c in cells):
-                            continue
-                        fs = frozenset(cells)
-                        if fs in seen_here:
-                            continue
-                        seen_here.add(fs)
-                        if fill:
-                            good = all(ok >> size & 1 for size in regions.touching(form, (dz, dy, dx)))
-                        else:
-                            sizes = list(regions.touching(form, (dz, dy, dx)))
-                            usable = sum((ok & ((1 << (size + 1)) - 1)).bit_length() - 1 for size in sizes)
-                            untouched = n_cells - len(cells) - sum(sizes)
-                            good = usable + untouched >= remaining_area
-                        if good:
-                            placements.append((k, fs))
-            report(PLACING, to_try, to_try)
+            placements = place(board, forms, fill, self._sums, remaining)
         # items
         # filling, a piece in unlimited supply needs no item (the cells say it all);
         # packing, every piece has one, so its count (lo..hi) is kept and branched on
@@ -519,12 +487,13 @@ class PolyformProblem(Problem):
         item_of_kind = {k: piece_base + j for j, k in enumerate(piece_items)}
         options = []
         labels = []
+        names = [p.name + " " for p in self.pieces]
         for k, cells in placements:
-            entries = sorted(cell_base + index[c] for c in cells)
+            entries = [cell_base + i for i in cells]
             if k in item_of_kind:
                 entries.append(item_of_kind[k])
             options.append(tuple((i, 0) for i in entries))
-            labels.append(self.pieces[k].name + " " + " ".join(cell_names[index[c]] for c in sorted(cells, key=index.get)))
+            labels.append(names[k] + " ".join([cell_names[i] for i in cells]))
         bounds = None
         if any(self.pieces[k].count != (1, 1) or self.pieces[k].hi is None for k in piece_items):
             bounds = [(1, 1)] * n_primary
@@ -544,10 +513,12 @@ class PolyformProblem(Problem):
     def exact_cover(self) -> ExactCover:
         return self._compiled[0]
 
-    @property
-    def placements(self) -> list[tuple[int, frozenset]]:
-        """(kind index, cells) of each option of :meth:`exact_cover`."""
-        return self._compiled[1]
+    @cached_property
+    def placements(self) -> list[tuple[int, frozenset[Cell]]]:
+        """(kind index, cells) of each option of :meth:`exact_cover`, built from the
+        compact placements the first time they are asked for (a count never asks)."""
+        order = self.board.order
+        return [(k, frozenset([order[i] for i in cells])) for k, cells in self._compiled[1]]
 
     @property
     def piece_items(self) -> dict[int, int]:
@@ -608,7 +579,7 @@ class PolyformProblem(Problem):
             if p.count == (1, 1) and all(g.kinds[k] == k for g in self.group)
         }
         out: dict[int, list[int]] = {k: [] for k in fixed}
-        for i, (k, _) in enumerate(self.placements):
+        for i, (k, _) in enumerate(self._compiled[1]):
             if k in fixed:
                 out[k].append(i)
         return out

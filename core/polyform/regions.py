@@ -1,8 +1,10 @@
 """The regions of free cells a placement leaves: the sizes of the connected regions of
 the board's free cells, less the placement's cells, that touch the placement.
 
-Compiling a polyform problem asks this of every placement, to drop those that wall off
-a region no combination of the pieces can fill.  Removing a placement from its region
+The pure-Python reference of the placements' region rule
+(:func:`.placing.place_reference`; the compile itself asks the C side,
+core/polyform/_placements.c, whose growth is exact), to drop those that wall off a region
+no combination of the pieces can fill.  Removing a placement from its region
 ``K`` of free cells splits ``K`` only if the free cells next to the placement (its
 *seeds*) fall apart: every cell of ``K`` less the placement reaches a seed.  So:
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import io
 
 from core import build_progress
-from core.polyform import problem as polyform_problem
+from core.polyform import placing
 from scheduler.cli import build_line
 from scheduler.cli.build_line import BuildLine
 
@@ -62,7 +62,7 @@ def test_solve_shows_the_line_on_stderr(tc, monkeypatch):
     """Through the command line: a build that takes longer than DELAY (here 0) shows it."""
     monkeypatch.setattr(build_line, "DELAY", 0.0)
     monkeypatch.setattr(build_line, "LOG_INTERVAL", 0.0)
-    monkeypatch.setattr(polyform_problem, "REPORT_EVERY", 0)  # a report for each placement tried
+    monkeypatch.setattr(placing, "REPORT_EVERY", 0)  # a report for each placement tried
     result = tc("solve", "dominoes-4x5", "--workers", "1")
     assert "building the problem: placing pieces" in result.stderr
     assert "95 solutions" in result.output
