@@ -128,3 +128,40 @@ def test_a_ledger_behind_the_head_is_not_at_the_head(sqlite_url):
     upgrade(ledger.engine)
     assert ledger.schema_is_head()
     close_ledger(sqlite_url)
+
+
+def test_the_data_directory_is_platformdirs(monkeypatch, tmp_path):
+    """On Linux the XDG rule is computed without platformdirs: the same answer for an
+    absolute $XDG_DATA_HOME, a relative one (ignored), an empty one and none."""
+    import platformdirs
+
+    from scheduler.env import data_dir
+
+    for value in (str(tmp_path / "xdg"), "relative/dir", "", None):
+        if value is None:
+            monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+        else:
+            monkeypatch.setenv("XDG_DATA_HOME", value)
+        assert data_dir() == platformdirs.user_data_dir("tilecensus"), value
+
+
+def test_the_worker_name_is_the_host_and_process():
+    import socket
+
+    from scheduler.work import worker_name
+
+    assert worker_name() == f"{socket.gethostname()}:{os.getpid()}"
+
+
+def test_a_counted_solve_loads_neither_platformdirs_nor_socket(tmp_path):
+    """A run its planning counts, on the default ledger (in $XDG_DATA_HOME) that exists."""
+    env = {k: v for k, v in os.environ.items() if k != "TILECENSUS_DB_URL"}
+    env["XDG_DATA_HOME"] = str(tmp_path)
+    solve = ("from scheduler.cli import cli\n"
+             "try:\n    cli(['solve', 'dominoes-2x3', '--workers', '1', '--no-progress'], prog_name='tilecensus')\n"
+             "except SystemExit as exc:\n    assert not exc.code, exc.code\n")
+    subprocess.run([sys.executable, "-c", solve], env=env, capture_output=True, text=True, check=True)
+    assert (tmp_path / "tilecensus" / "ledger.sqlite").exists()  # the first made the ledger there
+    probe = solve + "import sys\nprint('loaded:', *(m for m in ('platformdirs', 'socket') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.splitlines()[-1].split() == ["loaded:"], out.stdout
