@@ -355,6 +355,11 @@ SMALL_SECONDS = 0.05
 #: trials' nodes in all (the 8x8 less its centre: 29,000 nodes), not searched again by the
 #: planner
 SMALL_TRIALS = 5
+#: ... or, on a loaded machine (where the trial's seconds grow and SMALL_SECONDS is passed),
+#: where those trials' nodes would take under this many seconds at the trial's own pace and
+#: its share of the tree in nodes says they reach its end: a small tree counted here rather
+#: than in a pool (the 8x8 less its centre: forking the pool costs more than its count)
+SMALL_POOL_SECONDS = 0.3
 #: the two searches race where the trial suggests at least this many seconds
 RACE_SECONDS = 1.0
 #: the race of the two searches (see :func:`choose_method`): this many states, each with
@@ -526,11 +531,13 @@ def choose_method(problem: Searchable, options: SolverOptions, *, whole_count: b
     if trial.complete:  # measuring another method would cost more than it could save
         return MethodChoice(searched, f"search: the tree ended within its {nodes:,}-node trial "
                                       f"({trial.stats.seconds:.2g} s)", solver, trial)
-    if trial.stats.seconds / max(float(trial.weight_done), 1e-12) < SMALL_SECONDS:
+    small = _small(trial, nodes)
+    if small:
         whole = _carried_on(solver, trial, (SMALL_TRIALS - 1) * nodes)
         if whole.complete:
             return MethodChoice(searched, f"search: its trial finished {float(trial.weight_done):.0%} of the tree, "
-                                          f"the rest within {SMALL_TRIALS - 1} trials' nodes more", solver, whole)
+                                          f"the rest within {SMALL_TRIALS - 1} trials' nodes more ({small})", solver,
+                                whole)
     if why_not is None:
         why_not = refusal(ec)
     if why_not is None:
@@ -962,6 +969,23 @@ def _stopped(thread: threading.Thread, stop: threading.Event) -> None:
         thread.join()
     finally:
         handoff.clear()
+
+
+def _small(trial: SolveResult, nodes: int) -> str | None:
+    """Why the tree of a search's unfinished trial is carried on to its end here (within
+    :data:`SMALL_TRIALS` - 1 trials of ``nodes`` more), or None: the trial's share puts the
+    whole under :data:`SMALL_SECONDS`; or, by nodes rather than seconds (a loaded machine
+    slows the trial, not the tree), the nodes its share foresees fit in those trials and
+    they would take under :data:`SMALL_POOL_SECONDS` at the trial's pace."""
+    done = max(float(trial.weight_done), 1e-12)
+    if trial.stats.seconds / done < SMALL_SECONDS:
+        return f"under {SMALL_SECONDS} s by its share"
+    rest = (SMALL_TRIALS - 1) * nodes
+    foreseen = trial.stats.nodes * (1 / done - 1)
+    pace = trial.stats.seconds / max(1, trial.stats.nodes)
+    if foreseen <= rest and rest * pace < SMALL_POOL_SECONDS:
+        return f"about {foreseen:,.0f} nodes to go, under {SMALL_POOL_SECONDS} s at its pace: no pool"
+    return None
 
 
 def trial_nodes(ec: ExactCover) -> int:

@@ -99,6 +99,27 @@ def test_a_whole_count_the_search_ends_at_once_is_the_answer(monkeypatch):
     assert choice.solver.count() == 11_520
 
 
+@pytest.mark.parametrize("pool_seconds, counted_here", [(0.3, True), (0.0, False)])
+def test_a_small_tree_is_counted_here_on_a_loaded_machine(monkeypatch, pool_seconds, counted_here):
+    """Where the trial's seconds pass SMALL_SECONDS (here: any, as on a loaded machine), a
+    tree whose trial foresees its end within the trials left is still carried on to it by
+    nodes (SMALL_POOL_SECONDS), not sent to a pool; with no such allowance it is not."""
+    import core.engines as engines
+    from core.solver_options import Method, SolverOptions
+
+    monkeypatch.setattr(engines, "SMALL_SECONDS", 0.0)
+    monkeypatch.setattr(engines, "SMALL_POOL_SECONDS", pool_seconds)
+    monkeypatch.setattr(engines, "RACE_SECONDS", 1e9)  # no race after the trial: the search is kept
+    problem = load("pentomino-8x8-centre")
+    choice = engines.choose_method(problem, SolverOptions(method=Method.AUTO, symmetry=True), whole_count=True)
+    assert choice.options.method is Method.SEARCH
+    if counted_here:
+        assert choice.trial is not None and choice.trial.count == 520  # the published count
+        assert "no pool" in choice.reason
+    else:
+        assert choice.trial is None and choice.partial is not None and not choice.partial.complete
+
+
 @pytest.mark.parametrize("quick, reason", [(10.0, "levels not measured"), (0.0, "levels ")])
 def test_a_unit_the_search_counts_at_once_is_not_measured_by_levels(monkeypatch, quick, reason):
     """The automatic choice measures levels only where the search takes longer than

@@ -11,6 +11,7 @@ from scheduler.run_options import Mode, RunOptions
 
 def test_the_planner_goes_on_from_the_method_choice_trial(monkeypatch):
     monkeypatch.setattr(engines, "SMALL_SECONDS", 0.0)  # no carrying the small tree on to its end
+    monkeypatch.setattr(engines, "SMALL_POOL_SECONDS", 0.0)
     monkeypatch.setattr(engines, "RACE_SECONDS", 1e9)  # no race: the search is kept after its trial
     captured = {}
     choose = engines.choose_method
