@@ -7,27 +7,35 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
+from ..build_progress import report
 from .board import Board
 from .lattice import Cell, Form, lattice
 from .lattice_regions import LatticeRegions
-from .placing import room_left
+from .placing import PLACING, REPORT_EVERY, room_left
 
 
 def lattice_placements(board: Board, forms: Sequence[Sequence[Form]], fill: bool, sums: Callable[[int], int],
                        remaining: Sequence[int]) -> list[tuple[int, frozenset[Cell]]]:
     """(kind, cells) of each placement kept: ``forms`` the orientations of each kind,
     ``sums(k)`` the areas the pieces can cover less one copy of kind ``k`` (a bitset),
-    ``remaining[k]`` the area they still must cover once it is placed (pack goal)."""
+    ``remaining[k]`` the area they still must cover once it is placed (pack goal).
+    Reports how many (form, cell) pairs are tried (:data:`.placing.PLACING`) at the start,
+    every :data:`.placing.REPORT_EVERY` plus one and at the end, as the square boards do."""
     grid = lattice(board.lattice)
     regions = LatticeRegions(board)
     room = len(board.free)
     out: list[tuple[int, frozenset[Cell]]] = []
+    tried, to_try = 0, sum(len(kind_forms) for kind_forms in forms) * len(board.order)
+    report(PLACING, 0, to_try)
     for k, kind_forms in enumerate(forms):
         areas = sums(k)
         for form in kind_forms:
             _, ay, ax = form[0]
             seen: set[frozenset[Cell]] = set()
             for _, by, bx in board.order:
+                tried += 1
+                if not tried & REPORT_EVERY:
+                    report(PLACING, tried, to_try)
                 move = (0, by - ay, bx - ax)
                 if not grid.is_translation(move):
                     continue
@@ -37,5 +45,6 @@ def lattice_placements(board: Board, forms: Sequence[Sequence[Form]], fill: bool
                 seen.add(cells)
                 if room_left(regions.touching(form, move), areas, fill, room - len(cells), remaining[k]):
                     out.append((k, cells))
+    report(PLACING, to_try, to_try)
     return out
 

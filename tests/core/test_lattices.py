@@ -239,3 +239,22 @@ def test_a_set_of_another_lattice_is_refused():
         problem_from_text(toml("triangle", "triangle = 5", "pentominoes", '"any"'))
     with pytest.raises(ProblemError, match="set 'hexiamonds' is of the triangle lattice"):
         problem_from_text('kind = "polyform"\nsize = [6, 6]\n[[pieces]]\nset = "hexiamonds"\n')
+
+
+@pytest.mark.parametrize("lattice, shape, pieces, size, fixed", [
+    ("triangle", "parallelogram = [6, 6]", "hexiamonds", 6, POLYIAMONDS["fixed"]),
+    ("hexagon", "parallelogram = [4, 7]", "tetrahexes", 4, POLYHEXES["fixed"]),
+])
+def test_placing_pieces_on_a_lattice_board_reports_its_progress(lattice, shape, pieces, size, fixed):
+    """As on square boards: (form, cell) pairs tried out of every fixed form (OEIS) at
+    every cell, from 0 to the whole, for the command line's progress line."""
+    from core.build_progress import watching
+    from core.polyform.placing import PLACING
+
+    p = problem_from_text(toml(lattice, shape, pieces, "1"))
+    heard = []
+    with watching(lambda stage, done, total: heard.append((stage, done, total))):
+        p.exact_cover()
+    total = fixed[size - 1] * len(p.board.free)
+    assert heard[0] == (PLACING, 0, total) and heard[-1] == (PLACING, total, total)
+    assert [d for _, d, _ in heard] == sorted(d for _, d, _ in heard)
