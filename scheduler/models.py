@@ -1,4 +1,4 @@
-"""The ledger's tables: runs, subproblems, solutions, verifications.
+"""The ledger's tables: runs, subproblems, solutions, censuses, verifications.
 
 Counts can exceed 64 bits, so exact integers are stored as decimal text of any length
 (:class:`BigCount`); weights are exact fractions stored as numerator/denominator text,
@@ -147,6 +147,19 @@ class Solution(Base):
     run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"))
     subproblem_id: Mapped[int] = mapped_column(ForeignKey("subproblems.id", ondelete="CASCADE"), index=True)
     options: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+class CensusRow(Base):
+    """A subproblem's census (``--census``): for every option, the solutions below it
+    that use it, packed (:mod:`scheduler.census_codec`); a run's census is the sum of its
+    rows, as its count is the sum of its subproblems' counts."""
+
+    __tablename__ = "censuses"
+
+    subproblem_id: Mapped[int] = mapped_column(Key, ForeignKey("subproblems.id", ondelete="CASCADE"), primary_key=True,
+                                               autoincrement=False)
+    run_id: Mapped[int] = mapped_column(Key, ForeignKey("runs.id", ondelete="CASCADE"), index=True)
+    counts: Mapped[bytes] = mapped_column(LargeBinary)
 
 
 class Verification(Base):

@@ -29,6 +29,7 @@ from core.level_projection import Projection
 from core.library import load
 from core.problem import Problem
 from core.search import SolveRequest, SolveResult, Solver, Subpath, heaviest_first
+from core.solver_options import SolverOptions
 from core.symmetry import OrbitCounter
 
 from .batches import seconds_per_weight
@@ -311,6 +312,9 @@ def prepare(request: RunRequest, *, workers: int, trial: bool = True, defer_esti
     if options.solver.method is Method.LEVELS and request.mode is not Mode.COUNT:
         raise ProblemError(f"{request.target}: --by-levels only counts (no --all or --first): the kernel engine's level "
                            "count and a crossword's transfer method list nothing")
+    if options.census and request.mode is not Mode.COUNT:
+        raise ProblemError(f"{request.target}: --census goes with a count (no --all or --first): it counts, for "
+                           "every placement, the solutions that use it")
     problem = load(request.target, request.kind)
     problem.exact_cover()  # reading the problem ends here (a model's own compiling included);
     # the compiled problem lives as long as the command: the garbage collector need not
@@ -321,6 +325,8 @@ def prepare(request: RunRequest, *, workers: int, trial: bool = True, defer_esti
     # counting by orbits is for counts; --distinct counts its own way
     asked = replace(options.solver, symmetry=options.solver.symmetry and request.mode is Mode.COUNT
                     and not options.solver.distinct)
+    if options.census:
+        return _prepare_census(request, problem, asked, workers, started)
     # classes counted by Burnside's lemma where the symmetry folds: the total as a plain count
     # (its method chosen as for one), the solutions each symmetry fixes beside it
     burnside = burnside_order(problem, asked) if request.mode is Mode.COUNT else 0
@@ -377,6 +383,29 @@ def prepare(request: RunRequest, *, workers: int, trial: bool = True, defer_esti
             prepared.estimate_deferred = True
         else:
             prepared.estimate = prepared.make_estimate()
+    return prepared
+
+
+def _prepare_census(request: RunRequest, problem: Problem, asked: SolverOptions, workers: int,
+                    started: dt.datetime) -> PreparedRun:
+    """A ``--census`` run: a method that takes a census (:mod:`scheduler.census_planning`),
+    the tree split at once as :func:`plan` splits it — no planning trial, which would
+    count without a census — each subproblem's census taken by a worker
+    (:func:`scheduler.work.census_task`)."""
+    from .census_planning import census_solver_options
+
+    engine = engine_for(problem, asked).name
+    settled, reason = census_solver_options(request.target, asked, engine)
+    solver = solver_for(problem, replace(settled, engine=engine))
+    by_orbits = isinstance(solver, OrbitCounter)
+    options = replace(request.options, solver=replace(settled, engine=engine, symmetry=by_orbits),
+                      method_reason=reason)
+    found = plan(solver, workers=workers, split_depth=options.split_depth, subproblems=options.subproblems)
+    if by_orbits:
+        found.symmetry = solver.description
+    prepared = PreparedRun(problem, request.mode, options, solver, found, started=started)
+    if request.estimate:
+        prepared.estimate = prepared.make_estimate()
     return prepared
 
 

@@ -67,6 +67,9 @@ class RunOptions:
     #: ``--memory``: the bytes a count by levels may hold at once, each share (None: a safe
     #: share of the machine, core.level_measure.default_memory)
     memory: int | None = None
+    #: ``--census``: beside the count, for every option the solutions that use it, taken
+    #: below each subproblem and stored with its result (core/census.py, scheduler/census_codec.py)
+    census: bool = False
 
     @property
     def queue_name(self) -> str:
@@ -79,11 +82,12 @@ class RunOptions:
 
     def lease_seconds(self) -> float:
         """How long a worker owns a subproblem: ``lease`` when given, else twice the
-        budget plus half a minute — or, for a level count, at least an hour."""
+        budget plus half a minute — or, for a level count or a census (which no time
+        budget cuts short either), at least an hour."""
         if self.lease is not None:
             return float(self.lease)
         default = 2 * self.task_seconds + 30.0
-        return max(default, LEVELS_LEASE) if self.solver.method is Method.LEVELS else default
+        return max(default, LEVELS_LEASE) if self.solver.method is Method.LEVELS or self.census else default
 
     def to_json(self) -> dict[str, Any]:
         s = self.solver
@@ -96,6 +100,7 @@ class RunOptions:
             "workers": self.workers, "queue": self.queue, "memory": self.memory,
             "level_plan": None if s.level_plan is None else s.level_plan.to_json(),
             "burnside": s.burnside,
+            **({"census": True} if self.census else {}),
             **({"fold_methods": [f.to_json() for f in s.fold_methods]} if s.fold_methods else {}),
         }
 
@@ -118,5 +123,5 @@ class RunOptions:
             node_budget=data.get("node_budget"), lease=data.get("lease"), limit=data.get("limit"),
             split_depth=data.get("split_depth"), subproblems=data.get("subproblems"), verify=data.get("verify"),
             verify_seed=data.get("verify_seed"), workers=data.get("workers"), queue=data.get("queue"),
-            memory=data.get("memory"),
+            memory=data.get("memory"), census=bool(data.get("census")),
         )

@@ -7,6 +7,7 @@ worker run exactly the same code.
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Hashable
@@ -14,7 +15,7 @@ from typing import Any, Hashable
 from core.engines import solver_for
 from core.library import from_spec
 from core.problem import Problem
-from core.search import Path, SolveRequest, SolveResult, Solver, Subpath, heaviest_first
+from core.search import Path, SolveRequest, SolveResult, Solver, Stats, Subpath, heaviest_first
 
 from .run_options import Mode, RunOptions
 
@@ -49,6 +50,8 @@ class Outcome:
     stopped_by: str | None = None
     worker: str = ""
     path: Path = ()
+    #: ``--census``: for every option, the solutions below this subproblem that use it
+    census: list[int] | None = None
 
 
 def build_solver(spec: dict[str, Any], options: RunOptions) -> tuple[Problem, Solver]:
@@ -105,6 +108,8 @@ def request_for(mode: Mode, options: RunOptions, seconds: float | None = None) -
 def solve_task(solver: Solver, task: Task, mode: Mode, options: RunOptions) -> Outcome:
     """Search one subproblem as the run's mode and options say; whatever is left
     unexplored is the frontier (``first`` donates nothing: the run ends there)."""
+    if options.census:
+        return census_task(solver, task)
     result = solver.solve(task.path, request_for(mode, options))
     if result.weight != task.weight:
         raise ValueError(
@@ -112,6 +117,21 @@ def solve_task(solver: Solver, task: Task, mode: Mode, options: RunOptions) -> O
             f"{result.weight}, the ledger {task.weight}"
         )
     return outcome_of(result, task.run_id, task.sub_id, mode)
+
+
+def census_task(solver: Solver, task: Task) -> Outcome:
+    """The census of one subproblem (:meth:`core.search.Solver.census`): its count and,
+    for every option, the solutions below it that use it.  A census has no budget and
+    no frontier (its search has no stop: core/census.py), so the subproblem is done
+    whole; the run's lease is long for it (:meth:`RunOptions.lease_seconds`)."""
+    started, cpu = time.perf_counter(), time.process_time()
+    census = solver.census(task.path)
+    seconds = time.perf_counter() - started
+    stats = Stats(solutions=census.total, seconds=seconds)
+    return Outcome(run_id=task.run_id, sub_id=task.sub_id, count=census.total, distinct=None, nodes=0,
+                   seconds=seconds, stats={**stats.to_json(), "cpu_seconds": round(time.process_time() - cpu, 6)},
+                   weight_done=task.weight, worker=worker_name(), path=tuple(task.path),
+                   census=census.per_option)
 
 
 def outcome_of(result: SolveResult, run_id: int, sub_id: int, mode: Mode) -> Outcome:

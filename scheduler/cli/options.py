@@ -152,6 +152,9 @@ _RUN_OPTIONS = [
     click.option("--level-shares", callback=_level_shares, metavar="GxS", hidden=True,
                  help="a count by levels in G groups of its moduli x S slices of its states at the middle level "
                       "(for tests and benchmarks; default: fitted to the memory and the machines)"),
+    click.option("--census", is_flag=True,
+                 help="also record, for every placement (option), the solutions that use it: "
+                      "`tilecensus census RUN` shows them (counts only)"),
     click.option("--no-estimate", is_flag=True, help="no tree-size estimate before the run"),
     db_option,
     json_option,
@@ -159,7 +162,7 @@ _RUN_OPTIONS = [
 ]
 _RUN_NAMES = ("name_or_file", "kind", "count_flag", "all_flag", "first", "distinct", "engine", "no_memo", "by_levels",
               "by_search", "by_bitboard", "no_symmetry", "split_depth", "subproblems", "budget", "node_budget", "lease", "verify", "verify_seed",
-              "no_estimate", "memory", "level_shares")
+              "no_estimate", "memory", "level_shares", "census")
 
 
 def solver_options(engine: str | None, distinct: bool, no_memo: bool, by_levels: bool, by_search: bool,
@@ -191,7 +194,7 @@ def _request(v: dict[str, Any]) -> RunRequest:
         solver=solver,
         budget=v["budget"], node_budget=v["node_budget"], lease=v["lease"], limit=v["first"],
         split_depth=v["split_depth"], subproblems=v["subproblems"], verify=v["verify"],
-        verify_seed=v["verify_seed"] if v["verify"] else None, memory=v["memory"],
+        verify_seed=v["verify_seed"] if v["verify"] else None, memory=v["memory"], census=v["census"],
     )
     return RunRequest(v["name_or_file"], v["kind"], mode, options, estimate=not v["no_estimate"])
 

@@ -1,7 +1,7 @@
 """Removing runs from the ledger: ``tilecensus delete RUN`` and ``tilecensus runs --prune``.
 
 A run goes with everything recorded for it — its subproblems (with their results and
-statistics), stored solutions and verifications — in one transaction, so the ledger never
+statistics), stored solutions, censuses and verifications — in one transaction, so the ledger never
 holds half a run.  A running run is refused: its workers would write into rows that are
 gone (cancel it first)."""
 from __future__ import annotations
@@ -13,7 +13,7 @@ from sqlalchemy import delete, select
 
 from ..db import Ledger, safe_url
 from ..errors import LedgerError
-from ..models import Run, Solution, Subproblem, Verification
+from ..models import CensusRow, Run, Solution, Subproblem, Verification
 from ..states import RunStatus
 
 #: the statuses ``runs --prune`` removes by default: the runs that are over
@@ -53,7 +53,7 @@ def delete_runs(ledger: Ledger, run_ids: Iterable[int]) -> list[RunLabel]:
         running = [i for i in ids if found[i].status == RunStatus.RUNNING]
         if running:
             raise LedgerError(f"run {running[0]} is running: cancel it first (tilecensus cancel {running[0]})")
-        for table in (Verification, Solution, Subproblem):
+        for table in (Verification, Solution, CensusRow, Subproblem):
             session.execute(delete(table).where(table.run_id.in_(ids)))
         session.execute(delete(Run).where(Run.id.in_(ids)))
     return [found[i] for i in ids]

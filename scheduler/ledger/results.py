@@ -3,19 +3,21 @@
 A result is written by one conditional UPDATE (``state`` still pending or leased); a
 second write of the same subproblem — a duplicate delivery, a retry after a crash, a
 worker whose lease expired — matches no row and changes nothing.  The donated frontier,
-the solutions and a sampled verification are written in the same transaction, so they
-exist exactly when the result does."""
+the solutions, the census (``--census``: one packed row) and a sampled verification are
+written in the same transaction, so they exist exactly when the result does."""
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any, Callable, Sequence
 
 from sqlalchemy import Connection, bindparam, insert, update
 from sqlalchemy.orm import Session
 
+from ..census_codec import pack_census
 from ..codec import count_text, fraction_parts, pack
 from ..db import Ledger
-from ..models import Solution, Subproblem, utcnow
+from ..models import CensusRow, Solution, Subproblem, utcnow
 from ..states import OPEN, SubproblemState
 from ..work import Outcome
 from . import verifications as V
@@ -25,6 +27,7 @@ from .verifications import Sampling
 
 SUB = Subproblem.__table__
 SOL = Solution.__table__
+CEN = CensusRow.__table__
 
 SOLUTION_CHUNK = 5_000
 
@@ -60,6 +63,9 @@ def record(conn: Connection | Session, outcome: Outcome, *, queued: bool = False
     if V.wants_verification(sampling, outcome):
         V.insert_verification(conn, outcome, now if queued else None)
     insert_solutions(conn, outcome.run_id, outcome.sub_id, outcome.solutions or [])
+    if outcome.census is not None:
+        conn.execute(insert(CEN), dict(subproblem_id=outcome.sub_id, run_id=outcome.run_id,
+                                       counts=pack_census(outcome.census)))
     return children
 
 
@@ -99,8 +105,9 @@ def _pg_values(outcome: Outcome, now) -> dict:
 
 def writes_alone(outcome: Outcome, sampling: Sampling | None) -> bool:
     """Whether recording this result writes its row and nothing else: no donated frontier,
-    no solutions, no sampled verification (most results of a count)."""
-    return not outcome.frontier and not outcome.solutions and not V.wants_verification(sampling, outcome)
+    no solutions, no census, no sampled verification (most results of a count)."""
+    return (not outcome.frontier and not outcome.solutions and outcome.census is None
+            and not V.wants_verification(sampling, outcome))
 
 
 def record_all(conn: Connection, outcomes: Sequence[Outcome], *, queued: bool = False,
@@ -126,6 +133,10 @@ _RECORD_SQLITE = (
 )
 
 
+#: a result's census row (:func:`record`'s insert) for the sqlite3 driver's own cursor
+_INSERT_CENSUS_SQLITE = f"INSERT INTO {CEN.name} (subproblem_id, run_id, counts) VALUES (?, ?, ?)"
+
+
 @lru_cache(maxsize=4)
 def _sqlite_binds(dialect) -> dict[str, Callable[[Any], Any]]:
     """How the columns of :data:`_RECORD_SQLITE` bind their values on this dialect (the
@@ -147,8 +158,8 @@ def _sqlite_values(outcome: Outcome, now, dialect) -> dict:
 
 def record_direct(conn: Connection, outcomes: Sequence[Outcome], *, queued: bool = False,
                   sampling: Sampling | None = None) -> list[list[int] | None]:
-    """SQLite: :func:`record_all`, the results that :func:`writes_alone` by the driver's
-    own cursor, in the transaction SQLAlchemy began — each its row count read at once,
+    """SQLite: :func:`record_all`, the results that :func:`writes_alone` (or with a census
+    beside, one row more) by the driver's own cursor, in the transaction SQLAlchemy began — each its row count read at once,
     so a result written before is told apart as :func:`record` tells it.  SQLAlchemy's
     own execution of the same UPDATE cost the local pool's parent about 0.3 ms of CPU a
     result (2026-12-01), which on two cores each searching is taken from a search."""
@@ -157,13 +168,16 @@ def record_direct(conn: Connection, outcomes: Sequence[Outcome], *, queued: bool
     cursor = None
     try:
         for i, outcome in enumerate(outcomes):
-            if not writes_alone(outcome, sampling):
+            census = outcome.census
+            if not writes_alone(replace(outcome, census=None) if census is not None else outcome, sampling):
                 recorded[i] = record(conn, outcome, queued=queued, sampling=sampling)
                 continue
             if cursor is None:
                 cursor = conn.connection.driver_connection.cursor()
             cursor.execute(_RECORD_SQLITE, _sqlite_values(outcome, now, conn.dialect))
             recorded[i] = [] if cursor.rowcount == 1 else None
+            if census is not None and recorded[i] is not None:
+                cursor.execute(_INSERT_CENSUS_SQLITE, (outcome.sub_id, outcome.run_id, pack_census(census)))
     except conn.dialect.loaded_dbapi.Error as exc:
         from sqlalchemy.exc import DBAPIError
 
