@@ -10,9 +10,9 @@ cells as sorted indices into :attr:`Board.order`.
 
 They differ only on big boards: the reference stops growing a split's regions past
 :data:`.regions.GROW_AT_MOST` cells and then keeps the placement unless a region that
-finished is unusable, where the C growth is exact and drops it.  A placement dropped
-that way walls off a region no combination of the pieces fills, so no solution uses it
-and no count changes.
+finished is unusable, where the C growth is exact and drops it (tetrominoes-2x400: 1,790
+placements against the reference's 3,545).  A placement dropped that way walls off a
+region no combination of the pieces fills, so no solution uses it and no count changes.
 
 Measured (2026-12-04, the project's 2-core x86_64 machine): see docs/kernel.md, "Placing
 the pieces".

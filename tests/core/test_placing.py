@@ -14,6 +14,7 @@ from core.library import from_spec, named_spec
 from core.polyform.board import Board
 from core.polyform.lattice import lattice
 from core.polyform.placing import place, place_reference
+from core.polyform.classics import CLASSICS
 from core.polyform.problem import LIBRARY
 from core.polyform.shapes import Shape, normalise
 
@@ -115,7 +116,7 @@ def test_c_equals_reference_and_brute_force(case, fill):
     assert sorted(got) == sorted(brute_force(board, forms, fill, sums, remaining))
 
 
-@pytest.mark.parametrize("name", [name for name, *_ in LIBRARY])
+@pytest.mark.parametrize("name", [name for name, *_ in LIBRARY] + [name for name, *_ in CLASSICS])
 def test_library_problems_place_as_the_reference(name):
     problem = from_spec(named_spec(name))
     if lattice(problem.board.lattice) is not None:
@@ -146,3 +147,23 @@ def test_the_grid_refuses_a_cell_given_twice():
         Grid(1, 1, 2, [(0, 0, 0), (0, 0, 0)])
     with pytest.raises(ValueError, match="outside"):
         Grid(1, 1, 2, [(0, 0, 2)])
+
+
+def test_past_the_reference_s_growth_cap_the_c_side_drops_only_unfillable_placements():
+    """On a long strip the reference stops growing a split's regions past GROW_AT_MOST
+    cells and keeps the placement; the exact C growth drops those whose regions the pieces
+    cannot fill (checked by breadth-first search): a subset, each left out for a cause."""
+    from core.library import load
+
+    problem = load("tetrominoes-2x200")
+    board = problem.board
+    forms = [p.forms for p in problem.pieces]
+    remaining = [0] * len(forms)
+    got = place(board, forms, True, problem._sums, remaining)
+    reference = place_reference(board, forms, True, problem._sums, remaining)
+    extra = set(reference) - set(got)
+    assert set(got) <= set(reference) and extra  # the strip is long enough to differ
+    for k, cells in extra:
+        placed = {board.order[i] for i in cells}
+        sizes = _region_sizes(board.free - placed, placed)
+        assert any(not problem._sums(k) >> s & 1 for s in sizes)
