@@ -1,4 +1,5 @@
-"""The ledger's tables: runs, subproblems, solutions, censuses, verifications.
+"""The ledger's tables: runs, subproblems, solutions and the index of their options,
+censuses, verifications.
 
 Counts can exceed 64 bits, so exact integers are stored as decimal text of any length
 (:class:`BigCount`); weights are exact fractions stored as numerator/denominator text,
@@ -160,6 +161,21 @@ class CensusRow(Base):
                                                autoincrement=False)
     run_id: Mapped[int] = mapped_column(Key, ForeignKey("runs.id", ondelete="CASCADE"), index=True)
     counts: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+class SolutionOption(Base):
+    """The index of the options of each stored solution: one row per (run, option,
+    solution), its key ordered so that the solutions of a run that use an option are one
+    range of the primary key (``solutions RUN --where``, :mod:`scheduler.where_sql`).
+    Written with the solutions; no foreign keys (a check per row on millions of rows):
+    a run's rows go with it in :mod:`scheduler.ledger.removal`."""
+
+    __tablename__ = "solution_options"
+    __table_args__ = {"sqlite_with_rowid": False}
+
+    run_id: Mapped[int] = mapped_column(Key, primary_key=True, autoincrement=False)
+    option_id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    solution_id: Mapped[int] = mapped_column(Key, primary_key=True, autoincrement=False)
 
 
 class Verification(Base):

@@ -9,6 +9,8 @@ from typing import Any, Iterable
 
 import click
 
+from .render import plural
+
 #: a stored solution as :func:`scheduler.queries.iter_solutions` yields it:
 #: (0-based index in ledger order, subproblem id, option ids)
 Row = tuple[int, int, tuple[int, ...]]
@@ -19,10 +21,11 @@ def svg_name(run_id: int, index: int) -> str:
     return f"run{run_id}-solution-{index + 1:06d}.svg"
 
 
-def echo_text(problem, rows: Iterable[Row]) -> None:
-    """``solution N:`` and the solution as text, a blank line after each."""
+def echo_text(problem, rows: Iterable[Row], label: str = "solution") -> None:
+    """``solution N:`` (``match N:`` for ``--where``) and the solution as text, a blank
+    line after each."""
     for index, _, options in rows:
-        click.echo(f"solution {index + 1}:")
+        click.echo(f"{label} {index + 1}:")
         click.echo(problem.render_text(options))
         click.echo()
 
@@ -44,3 +47,15 @@ def write_svgs(problem, run_id: int, rows: Iterable[Row], out: str) -> int:
         (folder / svg_name(run_id, index)).write_text(problem.render_svg(options) or "", encoding="utf-8")
         n += 1
     return n
+
+
+def echo_rows(problem, run_id: int, rows: list[Row], fmt: str, out: str | None, label: str = "solution") -> None:
+    """A page of stored solutions as ``solutions`` prints it: text (:func:`echo_text`),
+    SVG files in ``out`` (:func:`write_svgs`), or SVG pictures on stdout."""
+    if fmt == "text":
+        echo_text(problem, rows, label)
+    elif out:
+        click.echo(f"{plural(write_svgs(problem, run_id, rows, out), 'SVG file')} in {out}")
+    else:
+        for _, _, options in rows:
+            click.echo(problem.render_svg(options) or "")

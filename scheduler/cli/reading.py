@@ -9,7 +9,7 @@ import json
 import click
 
 from ..states import RunStatus
-from . import listing, render
+from . import listing, matching, render
 from .app import App, CLIError, cli
 from .options import db_option, json_option
 
@@ -131,31 +131,34 @@ def _stored_solutions_or_say(ledger, run_id: int) -> None:
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "svg"]), default="text", show_default=True,
               help="text pictures, JSON objects, or SVG pictures")
 @click.option("--out", type=click.Path(file_okay=False), metavar="DIR", help="with --format svg: write files here")
+@click.option("--where", "where", multiple=True, metavar="EXPR",
+              help="only the solutions that match, e.g. 'X@2,3', 'I touches 0,0', '1,1 in {X,I}', joined by "
+                   "and / or / not; repeated: all must hold (docs/cli.md)")
+@click.option("--count", "count_only", is_flag=True, help="with --where: print only how many match")
 @db_option
 @click.option("--json", "as_json", is_flag=True, help="same as --format json")
 @click.pass_obj
-def solutions(app: App, run_id: int, limit: int, offset: int, fmt: str, out: str | None, as_json: bool) -> None:
-    """A run's stored solutions (from --all / --first)."""
+def solutions(app: App, run_id: int, limit: int, offset: int, fmt: str, out: str | None, where: tuple[str, ...],
+              count_only: bool, as_json: bool) -> None:
+    """A run's stored solutions (from --all / --first), or those that match --where."""
     from ..queries import iter_solutions, problem_of, solution_rows
 
+    if count_only and not where:
+        raise click.UsageError("--count goes with --where (show counts a run's stored solutions)")
     ledger = app.ledger(existing=True)
     _stored_solutions_or_say(ledger, run_id)
     problem = problem_of(ledger, run_id)
     fmt = "json" if as_json else fmt
     if fmt == "svg" and not problem.has_pictures:
         raise CLIError(f"{problem.kind} problems have no SVG pictures")
+    if where:
+        matching.show_matches(app, ledger, run_id, problem, where, count_only=count_only, fmt=fmt, out=out,
+                              limit=limit, offset=offset)
+        return
     if fmt == "json":
         app.echo_json(solution_rows(ledger, run_id, problem, limit=limit, offset=offset))
         return
-    rows = list(iter_solutions(ledger, run_id, limit=limit, offset=offset))
-    if fmt == "text":
-        listing.echo_text(problem, rows)
-    elif out:
-        n = listing.write_svgs(problem, run_id, rows, out)
-        click.echo(f"{render.plural(n, 'SVG file')} in {out}")
-    else:
-        for _, _, sol in rows:
-            click.echo(problem.render_svg(sol) or "")
+    listing.echo_rows(problem, run_id, list(iter_solutions(ledger, run_id, limit=limit, offset=offset)), fmt, out)
 
 
 @cli.command()

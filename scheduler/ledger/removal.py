@@ -13,7 +13,7 @@ from sqlalchemy import delete, select
 
 from ..db import Ledger, safe_url
 from ..errors import LedgerError
-from ..models import CensusRow, Run, Solution, Subproblem, Verification
+from ..models import CensusRow, Run, Solution, SolutionOption, Subproblem, Verification
 from ..states import RunStatus
 
 #: the statuses ``runs --prune`` removes by default: the runs that are over
@@ -53,7 +53,7 @@ def delete_runs(ledger: Ledger, run_ids: Iterable[int]) -> list[RunLabel]:
         running = [i for i in ids if found[i].status == RunStatus.RUNNING]
         if running:
             raise LedgerError(f"run {running[0]} is running: cancel it first (tilecensus cancel {running[0]})")
-        for table in (Verification, Solution, CensusRow, Subproblem):
+        for table in (Verification, SolutionOption, Solution, CensusRow, Subproblem):
             session.execute(delete(table).where(table.run_id.in_(ids)))
         session.execute(delete(Run).where(Run.id.in_(ids)))
     return [found[i] for i in ids]

@@ -17,7 +17,8 @@ from sqlalchemy.orm import Session
 from ..census_codec import pack_census
 from ..codec import count_text, fraction_parts, pack
 from ..db import Ledger
-from ..models import CensusRow, Solution, Subproblem, utcnow
+from ..models import CensusRow, Solution, SolutionOption, Subproblem, utcnow
+from ..solution_index import option_rows
 from ..states import OPEN, SubproblemState
 from ..work import Outcome
 from . import verifications as V
@@ -28,6 +29,7 @@ from .verifications import Sampling
 SUB = Subproblem.__table__
 SOL = Solution.__table__
 CEN = CensusRow.__table__
+SOL_OPTIONS = SolutionOption.__table__
 
 SOLUTION_CHUNK = 5_000
 
@@ -45,7 +47,8 @@ _RECORD = (
 )
 
 
-_INSERT_SOLUTIONS = insert(SOL)
+_INSERT_SOLUTIONS = insert(SOL).returning(SOL.c.id, sort_by_parameter_order=True)
+_INSERT_OPTIONS = insert(SOL_OPTIONS)
 
 
 def record(conn: Connection | Session, outcome: Outcome, *, queued: bool = False,
@@ -215,10 +218,15 @@ def record_pipelined(conn: Connection, outcomes: Sequence[Outcome], *, queued: b
 
 
 def insert_solutions(conn: Connection | Session, run_id: int, sub_id: int, solutions: Sequence[Sequence[int]]) -> None:
-    """A subproblem's solutions, packed (:func:`scheduler.codec.pack`), in chunks."""
-    rows = [dict(run_id=run_id, subproblem_id=sub_id, options=pack(s)) for s in solutions]
-    for i in range(0, len(rows), SOLUTION_CHUNK):
-        conn.execute(_INSERT_SOLUTIONS, rows[i : i + SOLUTION_CHUNK])
+    """A subproblem's solutions, packed (:func:`scheduler.codec.pack`), in chunks, each
+    with its rows of the options index (:mod:`scheduler.solution_index`)."""
+    for i in range(0, len(solutions), SOLUTION_CHUNK):
+        chunk = solutions[i : i + SOLUTION_CHUNK]
+        rows = [dict(run_id=run_id, subproblem_id=sub_id, options=pack(s)) for s in chunk]
+        ids = conn.execute(_INSERT_SOLUTIONS, rows).scalars().all()
+        indexed = option_rows(run_id, ids, chunk)
+        if indexed:  # (an empty solution has no options to index)
+            conn.execute(_INSERT_OPTIONS, indexed)
 
 
 def record_results(ledger: Ledger, outcomes: Sequence[Outcome], *, queued: bool = False,

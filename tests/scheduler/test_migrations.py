@@ -37,14 +37,14 @@ def test_0002_keeps_the_runs_of_0001(any_url):
         conn.execute(text(
             "INSERT INTO runs (name, kind, spec, spec_hash, mode, options, executor, status, n_planned, created_at) "
             "VALUES ('old', 'polyform', '{}', 'h', 'count', '{}', 'local', 'done', 0, CURRENT_TIMESTAMP)"))
-    assert upgrade(ledger.engine) == head_revision() == "0006"
+    assert upgrade(ledger.engine) == head_revision() == "0007"
     run = get_run(ledger, 1)
     assert (run.name, run.verify_fraction, run.estimated_nodes) == ("old", None, None)
     _downgrade(ledger, "0001")
     assert current_revision(ledger.engine) == "0001"
     with ledger.engine.connect() as conn:
         assert conn.execute(text("SELECT name FROM runs")).scalar_one() == "old"
-    assert upgrade(ledger.engine) == "0006"
+    assert upgrade(ledger.engine) == head_revision()
 
 
 def test_0003_indexes_the_pending_by_weight_and_goes_back(any_url):
@@ -55,7 +55,7 @@ def test_0003_indexes_the_pending_by_weight_and_goes_back(any_url):
     assert "ix_subproblems_run_state_weight" in names()
     _downgrade(ledger, "0002")
     assert "ix_subproblems_run_state_weight" not in names()
-    assert upgrade(ledger.engine) == "0006"
+    assert upgrade(ledger.engine) == head_revision()
 
 
 def test_0004_stores_counts_of_any_length_and_goes_back(any_url):
@@ -80,7 +80,7 @@ def test_0004_stores_counts_of_any_length_and_goes_back(any_url):
     assert "modulus" not in {c["name"] for c in inspect(ledger.engine).get_columns("runs")}
     with ledger.engine.connect() as conn:
         assert conn.execute(text("SELECT solutions FROM runs")).scalar_one() == "12"
-    assert upgrade(ledger.engine) == "0006"
+    assert upgrade(ledger.engine) == head_revision()
 
 
 def test_0005_counts_deaths_apart_and_goes_back(any_url):
@@ -97,14 +97,14 @@ def test_0005_counts_deaths_apart_and_goes_back(any_url):
         conn.execute(text(
             "INSERT INTO subproblems (run_id, path, depth, weight_num, weight_den, weight_f, state, attempts) "
             "VALUES (1, '[]', 0, '1', '1', 1.0, 'leased', 2)"))
-    assert upgrade(ledger.engine) == "0006"
+    assert upgrade(ledger.engine) == head_revision()
     with ledger.engine.connect() as conn:
         assert conn.execute(text("SELECT attempts, deaths FROM subproblems")).one() == (2, 0)
     _downgrade(ledger, "0004")
     assert "deaths" not in {c["name"] for c in inspect(ledger.engine).get_columns("subproblems")}
     with ledger.engine.connect() as conn:
         assert conn.execute(text("SELECT attempts FROM subproblems")).scalar_one() == 2
-    assert upgrade(ledger.engine) == "0006"
+    assert upgrade(ledger.engine) == head_revision()
 
 
 def test_0006_adds_the_censuses_and_goes_back(any_url):
@@ -122,7 +122,7 @@ def test_0006_adds_the_censuses_and_goes_back(any_url):
     assert "censuses" not in inspect(ledger.engine).get_table_names()
     with ledger.engine.connect() as conn:
         assert conn.execute(text("SELECT name FROM runs")).scalar_one() == "kept"
-    assert upgrade(ledger.engine) == "0006"
+    assert upgrade(ledger.engine) == head_revision()
     assert "censuses" in inspect(ledger.engine).get_table_names()
 
 
@@ -135,3 +135,32 @@ def _downgrade(ledger, revision: str) -> None:
     with ledger.engine.begin() as conn:
         cfg.attributes["connection"] = conn
         command.downgrade(cfg, revision)
+
+
+def test_0007_backfills_the_options_of_stored_solutions_and_goes_back(any_url):
+    """A ledger at 0006 with stored solutions upgrades with one index row per distinct
+    option of each, read back from the packed blobs; the downgrade drops the index."""
+    from sqlalchemy import inspect, text
+
+    from scheduler.codec import pack
+
+    ledger = open_ledger(any_url, upgrade=False)
+    assert upgrade(ledger.engine, "0006") == "0006"
+    solutions = {1: (7, 3, 900), 2: (3, 3, 12), 3: ()}
+    with ledger.engine.begin() as conn:
+        conn.execute(text(
+            "INSERT INTO runs (name, kind, spec, spec_hash, mode, options, executor, status, n_planned, created_at) "
+            "VALUES ('old', 'polyform', '{}', 'h', 'enumerate', '{}', 'local', 'done', 1, CURRENT_TIMESTAMP)"))
+        conn.execute(text(
+            "INSERT INTO subproblems (run_id, path, depth, weight_num, weight_den, weight_f, state, attempts) "
+            "VALUES (1, '[]', 0, '1', '1', 1.0, 'done', 1)"))
+        for sid, options in solutions.items():
+            conn.execute(text("INSERT INTO solutions (id, run_id, subproblem_id, options) VALUES (:i, 1, 1, :o)"),
+                         {"i": sid, "o": pack(options)})
+    assert upgrade(ledger.engine) == head_revision()
+    with ledger.engine.connect() as conn:
+        rows = set(conn.execute(text("SELECT run_id, option_id, solution_id FROM solution_options")).all())
+    assert rows == {(1, o, sid) for sid, options in solutions.items() for o in options}
+    _downgrade(ledger, "0006")
+    assert "solution_options" not in inspect(ledger.engine).get_table_names()
+    assert upgrade(ledger.engine) == head_revision()

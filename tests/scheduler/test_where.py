@@ -1,0 +1,129 @@
+"""``solutions RUN --where`` on both ledgers: the index's answer equals the stored
+solutions filtered in Python by the placements they hold (piece names and cells, read
+from each solution, not from the option sets the query resolves to)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from core.library import load
+from core.where_options import resolve
+from core.where_syntax import And, CellIn, Not, Or, PieceAt, PieceTouches
+from scheduler.cli import cli
+from scheduler.db import open_ledger
+from scheduler.queries import iter_solutions
+from scheduler.where_sql import count_matches, iter_matches
+
+#: a plane board with a hole (520 solutions) and a box (316)
+PROBLEMS = ["pentomino-8x8-centre", "soma-bathtub"]
+_solved: dict[tuple[str, str], int] = {}
+
+
+def _tc(url: str, *args: str, code: int = 0):
+    result = CliRunner().invoke(cli, [*args, "--db", url], catch_exceptions=False)
+    assert result.exit_code == code, (result.output, result.stderr)
+    return result
+
+
+def _run(url: str, name: str) -> int:
+    if (url, name) not in _solved:
+        out = _tc(url, "solve", name, "--all", "--json", "--workers", "1", "--split-depth", "2").stdout
+        _solved[url, name] = json.loads(out)["run_id"]
+    return _solved[url, name]
+
+
+def _holds(query, placements, board) -> bool:
+    """The query on one solution, from its placements alone."""
+    if isinstance(query, And):
+        return all(_holds(q, placements, board) for q in query.parts)
+    if isinstance(query, Or):
+        return any(_holds(q, placements, board) for q in query.parts)
+    if isinstance(query, Not):
+        return not _holds(query.part, placements, board)
+    cell = (0, *query.cell) if len(query.cell) == 2 else query.cell
+    if isinstance(query, PieceAt):
+        return any(p.piece == query.piece and cell in p.cells for p in placements)
+    if isinstance(query, PieceTouches):
+        near = set(board.neighbours(cell))
+        return any(p.piece == query.piece and near & p.cells for p in placements)
+    return any(p.piece in query.pieces and cell in p.cells for p in placements)
+
+
+def _queries(problem):
+    names = [p.name for p in problem.pieces]
+    cells = sorted(c if problem.board.space == 3 else c[1:] for c in problem.board.free)
+    piece, cell = st.sampled_from(names), st.sampled_from(cells)
+    atoms = st.one_of(st.builds(PieceAt, piece, cell), st.builds(PieceTouches, piece, cell),
+                      st.builds(CellIn, cell, st.lists(piece, min_size=1, max_size=3, unique=True).map(tuple)))
+    return st.recursive(atoms, lambda c: st.one_of(
+        st.builds(Not, c), st.lists(c, min_size=2, max_size=3).map(lambda ps: And(tuple(ps))),
+        st.lists(c, min_size=2, max_size=3).map(lambda ps: Or(tuple(ps)))), max_leaves=5)
+
+
+@pytest.mark.parametrize("name", PROBLEMS)
+@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_the_index_answers_as_the_solutions_filtered_in_python(any_url, name, data):
+    run_id = _run(any_url, name)
+    problem = load(name)
+    ledger = open_ledger(any_url)
+    stored = [(sub, options) for _, sub, options in iter_solutions(ledger, run_id)]
+    query = data.draw(_queries(problem))
+    expected = [options for _, options in stored if _holds(query, problem.placements_of(options), problem.board)]
+    resolved = resolve(problem, query)
+    assert count_matches(ledger, run_id, resolved) == len(expected)
+    assert [m.options for m in iter_matches(ledger, run_id, resolved, chunk=7)] == expected
+    offset = data.draw(st.integers(0, len(expected) + 1))
+    page = list(iter_matches(ledger, run_id, resolved, limit=3, offset=offset))
+    assert [(m.index, m.options) for m in page] == list(enumerate(expected))[offset:offset + 3]
+
+
+def test_the_command_counts_lists_and_refuses_cleanly(any_url):
+    run_id = _run(any_url, "pentomino-8x8-centre")
+    out = _tc(any_url, "solutions", str(run_id), "--where", "X@2,2", "--where", "not I touches 0,0",
+              "--limit", "2").stdout
+    first = out.splitlines()[0]
+    assert first.startswith(f"run {run_id}: ") and "of 520 stored solutions match X@2,2 and not I touches 0,0" in first
+    assert out.count("match 1:") == 1 and out.count("match 2:") == 1
+    counted = json.loads(_tc(any_url, "solutions", str(run_id), "--where", "X@2,2 or X@5,5", "--count",
+                             "--json").stdout)
+    listed = json.loads(_tc(any_url, "solutions", str(run_id), "--where", "X@2,2 or X@5,5", "--limit", "1000",
+                            "--json").stdout)
+    assert counted["matches"] == len(listed) and counted["stored"] == 520
+    assert [e["index"] for e in listed] == list(range(len(listed)))
+    for text, message in [("X@", "column 3"), ("Q@1,1", "no piece 'Q'"), ("X@3,3", "r3c3 is not a free cell")]:
+        result = _tc(any_url, "solutions", str(run_id), "--where", text, code=2)
+        assert result.stderr.count("\n") == 1 and message in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_sudoku_is_asked_by_option_text(any_url):
+    """Relabelling the digits maps the 288 grids of 4x4 onto each other, so a given
+    digit stands in a given cell in a quarter of them."""
+    run_id = _run(any_url, "sudoku-4x4")
+    count = lambda where: int(_tc(any_url, "solutions", str(run_id), "--where", where, "--count").stdout)  # noqa: E731
+    assert count('option "r1c1=1"') == 72
+    assert count('option "r1c1=1" and option "r2c2=1"') == 0  # one box
+    assert count("item r1c1") == 288
+    assert count('not option "r1c1=1" and not option "r1c1=2"') == 144
+
+
+def test_deleting_a_run_deletes_its_index_rows(any_url):
+    from sqlalchemy import func, select
+
+    from scheduler.models import SolutionOption
+
+    run_id = _run(any_url, "pentomino-8x8-centre")
+    ledger = open_ledger(any_url)
+
+    def rows() -> int:
+        with ledger.session() as session:
+            return session.scalar(select(func.count()).select_from(SolutionOption)
+                                  .where(SolutionOption.run_id == run_id))
+
+    assert rows() == 520 * 12
+    _tc(any_url, "delete", str(run_id))
+    del _solved[any_url, "pentomino-8x8-centre"]
+    assert rows() == 0
