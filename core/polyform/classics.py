@@ -78,6 +78,9 @@ CLASSICS: tuple[tuple[str, str, dict[str, int]], ...] = (
     ("tetrahexes-3x10-clipped", "the 7 tetrahexes in a 3x10 parallelogram less its two sharp corners",
      {"distinct": 2}),
     ("tetrahexes-coin", "the 7 tetrahexes in a hexagon less its centre", {"distinct": 4}),
+    ("trihexes-tetrahexes-hexagon", "the 3 trihexes and the 7 tetrahexes in a hexagon of side 4",
+     {"distinct": 12290}),
+    ("trihexes-tetrahexes-hexagram", "the 3 trihexes and the 7 tetrahexes in a hexagram", {"distinct": 167}),
 )
 
 

@@ -44,10 +44,11 @@ DISTINCT = {
     "hexiamonds-stacked-long-butterflies": 290, "hexiamonds-stacked-hexagons": 51, "hexiamonds-crescent": 87,
     "hexiamonds-ring": 11, "hexiamonds-coin": 304, "hexiamonds-tenyo": 4968,
     "tetrahexes-4x7": 9, "tetrahexes-3x10-clipped": 2, "tetrahexes-coin": 4,
+    "trihexes-tetrahexes-hexagon": 12290, "trihexes-tetrahexes-hexagram": 167,
 }
 #: the entries on triangles and hexagons, by lattice
 LATTICE_ENTRIES = {"triangle": {n for n in DISTINCT if n.startswith("hexiamonds-")},
-                   "hexagon": {n for n in DISTINCT if n.startswith("tetrahexes-")}}
+                   "hexagon": {n for n in DISTINCT if n.startswith(("tetrahexes-", "trihexes-"))}}
 #: published counts up to rotation only
 UP_TO_ROTATION = {
     "tetracubes-2x4x4": 1390, "tetracubes-2x2x8": 224,
@@ -73,7 +74,7 @@ def _rotations(name: str) -> int:
 
 def test_every_classic_has_a_published_count_here():
     names = [name for name, _, _ in CLASSICS]
-    assert len(names) == len(set(names)) >= 30 + 16
+    assert len(names) == len(set(names)) >= 30 + 18
     assert set(names) == set(DISTINCT) | set(UP_TO_ROTATION) | {"conway-puzzle"}
     assert set(names) <= {e.name for e in library()}
 
@@ -95,12 +96,14 @@ def test_distinct_counts_are_the_published_ones(name):
 
 @pytest.mark.parametrize("lattice", sorted(LATTICE_ENTRIES))
 def test_the_lattice_entries_are_on_their_lattice_with_the_pieces_filling_the_board(lattice):
-    """Each entry's board is of its lattice and has the piece set's area (72 triangles for
-    the 12 hexiamonds, 28 hexagons for the 7 tetrahexes): the count is of the puzzle named."""
+    """Each entry's board is of its lattice and has the pieces' area (72 triangles for the
+    12 hexiamonds, 28 hexagons for the 7 tetrahexes, 37 with the 3 trihexes too)."""
+    area = {"hexiamonds": 72, "tetrahexes": 28, "trihexes-tetrahexes": 37}
     for name in LATTICE_ENTRIES[lattice]:
         p = load(name)
         assert p.board.lattice == lattice
-        assert len(p.board.free) == (72 if lattice == "triangle" else 28)
+        set_name = next(k for k in sorted(area, key=len, reverse=True) if name.startswith(k + "-"))
+        assert len(p.board.free) == area[set_name]
 
 
 @pytest.mark.parametrize("name", sorted(set(UP_TO_ROTATION) - HEAVY))
