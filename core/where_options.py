@@ -24,9 +24,12 @@ from .where_syntax import (And, CellIn, CellRef, ItemCovered, Not, OptionLike, O
 
 @dataclass(frozen=True)
 class Uses:
-    """The solutions that use at least one of these options."""
+    """The solutions that use at least one of these options; ``disjoint``: no solution
+    uses two of them (they share an item without a color, which a solution covers at most
+    once), so the ledger may count their rows without removing doubles."""
 
     options: frozenset[int]
+    disjoint: bool = False
 
 
 Resolved = Union[Uses, "AllOf", "AnyOf", "NoneOf"]
@@ -58,7 +61,8 @@ def resolve(problem: Problem, query: Query) -> Resolved:
         return AnyOf(tuple(resolve(problem, q) for q in query.parts))
     if isinstance(query, Not):
         return NoneOf(resolve(problem, query.part))
-    return Uses(frozenset(_atom_options(problem, query)))
+    options = frozenset(_atom_options(problem, query))
+    return Uses(options, _share_a_plain_item(problem.exact_cover(), options))
 
 
 def matches(resolved: Resolved, options: frozenset[int] | set[int]) -> bool:
@@ -70,6 +74,19 @@ def matches(resolved: Resolved, options: frozenset[int] | set[int]) -> bool:
     if isinstance(resolved, AnyOf):
         return any(matches(p, options) for p in resolved.parts)
     return not matches(resolved.part, options)
+
+
+def _share_a_plain_item(ec, options: frozenset[int]) -> bool:
+    """Whether some item is in every one of the options, never with a color, and covered
+    at most once (no multiplicity past 1)."""
+    once = lambda i: ec.bounds is None or i >= len(ec.bounds) or ec.bounds[i][1] <= 1  # noqa: E731
+    common: set[int] | None = None
+    for k in options:
+        plain = {i for i, color in ec.options[k] if not color and once(i)}
+        common = plain if common is None else common & plain
+        if not common:
+            return len(options) <= 1
+    return True
 
 
 def _atom_options(problem: Problem, atom) -> list[int]:

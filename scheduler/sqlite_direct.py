@@ -29,10 +29,10 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, Callable
 
-from .codec import count_text, pack
+from .codec import count_text
 from .rows import counted_rows, run_row
 from .schema_head import head_revision
-from .solution_index import option_tuples
+from .solution_index import store_sqlite
 from .states import SubproblemState
 from .summary import progress_of, summarise
 
@@ -118,10 +118,7 @@ class DirectLedger:
         try:
             run_id = self._insert("runs", run)
             sub_id = self._insert("subproblems", dict(root, run_id=run_id))
-            ids = [self.conn.execute("INSERT INTO solutions (run_id, subproblem_id, options) VALUES (?, ?, ?)",
-                                     (run_id, sub_id, pack(s))).lastrowid for s in solutions]
-            self.conn.executemany("INSERT INTO solution_options (run_id, option_id, solution_id) VALUES (?, ?, ?)",
-                                  option_tuples(run_id, ids, solutions))
+            store_sqlite(self.conn, run_id, sub_id, solutions)
             run["plan_stats"] = {**(run["plan_stats"] or {}), "times": times()}
             self.conn.execute("UPDATE runs SET plan_stats = ? WHERE id = ?",
                               (_stored("runs", "plan_stats", run["plan_stats"]), run_id))

@@ -39,7 +39,8 @@ def matches_sql(run_id: int, q: Resolved) -> str:
         if not q.options:
             return "SELECT solution_id FROM solution_options WHERE 1 = 0"
         ids = ", ".join(str(int(o)) for o in sorted(q.options))
-        return f"SELECT DISTINCT solution_id FROM solution_options WHERE run_id = {run_id} AND option_id IN ({ids})"
+        distinct = "" if q.disjoint else "DISTINCT "  # (each solution once: no doubles to remove)
+        return f"SELECT {distinct}solution_id FROM solution_options WHERE run_id = {run_id} AND option_id IN ({ids})"
     if isinstance(q, AnyOf):
         return " UNION ".join(_wrapped(run_id, p, i) for i, p in enumerate(q.parts))
     if isinstance(q, NoneOf):

@@ -15,10 +15,10 @@ from sqlalchemy import Connection, bindparam, insert, update
 from sqlalchemy.orm import Session
 
 from ..census_codec import pack_census
-from ..codec import count_text, fraction_parts, pack
+from ..codec import count_text, fraction_parts
 from ..db import Ledger
-from ..models import CensusRow, Solution, SolutionOption, Subproblem, utcnow
-from ..solution_index import option_rows
+from ..models import CensusRow, Subproblem, utcnow
+from ..solution_index import store_solutions
 from ..states import OPEN, SubproblemState
 from ..work import Outcome
 from . import verifications as V
@@ -27,9 +27,7 @@ from .subproblems import insert_subproblems, subproblem_rows
 from .verifications import Sampling
 
 SUB = Subproblem.__table__
-SOL = Solution.__table__
 CEN = CensusRow.__table__
-SOL_OPTIONS = SolutionOption.__table__
 
 SOLUTION_CHUNK = 5_000
 
@@ -47,8 +45,6 @@ _RECORD = (
 )
 
 
-_INSERT_SOLUTIONS = insert(SOL).returning(SOL.c.id, sort_by_parameter_order=True)
-_INSERT_OPTIONS = insert(SOL_OPTIONS)
 
 
 def record(conn: Connection | Session, outcome: Outcome, *, queued: bool = False,
@@ -219,14 +215,9 @@ def record_pipelined(conn: Connection, outcomes: Sequence[Outcome], *, queued: b
 
 def insert_solutions(conn: Connection | Session, run_id: int, sub_id: int, solutions: Sequence[Sequence[int]]) -> None:
     """A subproblem's solutions, packed (:func:`scheduler.codec.pack`), in chunks, each
-    with its rows of the options index (:mod:`scheduler.solution_index`)."""
+    with its rows of the options index (:func:`scheduler.solution_index.store_solutions`)."""
     for i in range(0, len(solutions), SOLUTION_CHUNK):
-        chunk = solutions[i : i + SOLUTION_CHUNK]
-        rows = [dict(run_id=run_id, subproblem_id=sub_id, options=pack(s)) for s in chunk]
-        ids = conn.execute(_INSERT_SOLUTIONS, rows).scalars().all()
-        indexed = option_rows(run_id, ids, chunk)
-        if indexed:  # (an empty solution has no options to index)
-            conn.execute(_INSERT_OPTIONS, indexed)
+        store_solutions(conn, run_id, sub_id, solutions[i : i + SOLUTION_CHUNK])
 
 
 def record_results(ledger: Ledger, outcomes: Sequence[Outcome], *, queued: bool = False,

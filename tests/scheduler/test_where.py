@@ -17,8 +17,9 @@ from scheduler.db import open_ledger
 from scheduler.queries import iter_solutions
 from scheduler.where_sql import count_matches, iter_matches
 
-#: a plane board with a hole (520 solutions) and a box (316)
-PROBLEMS = ["pentomino-8x8-centre", "soma-bathtub"]
+#: a plane board with a hole (520 solutions), a box (316), and pieces in any number (117:
+#: a piece may touch a cell twice, so a condition's rows hold doubles)
+PROBLEMS = ["pentomino-8x8-centre", "soma-bathtub", "tetrominoes-4x4"]
 _solved: dict[tuple[str, str], int] = {}
 
 
