@@ -16,9 +16,10 @@ from .render import plural
 Row = tuple[int, int, tuple[int, ...]]
 
 
-def svg_name(run_id: int, index: int) -> str:
-    """The file name of a solution's picture: ``run7-solution-000001.svg``."""
-    return f"run{run_id}-solution-{index + 1:06d}.svg"
+def svg_name(run_id: int, index: int, label: str = "solution") -> str:
+    """The file name of a solution's picture: ``run7-solution-000001.svg`` (a ``--where``
+    match's: ``run7-match-000001.svg``)."""
+    return f"run{run_id}-{label}-{index + 1:06d}.svg"
 
 
 def echo_text(problem, rows: Iterable[Row], label: str = "solution") -> None:
@@ -38,13 +39,13 @@ def json_entries(problem, rows: Iterable[Row]) -> list[dict[str, Any]]:
     return [solution_entry(problem, index, sub, options) for index, sub, options in rows]
 
 
-def write_svgs(problem, run_id: int, rows: Iterable[Row], out: str) -> int:
+def write_svgs(problem, run_id: int, rows: Iterable[Row], out: str, label: str = "solution") -> int:
     """Write each solution's picture into the directory ``out``; how many were written."""
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     n = 0
     for index, _, options in rows:
-        (folder / svg_name(run_id, index)).write_text(problem.render_svg(options) or "", encoding="utf-8")
+        (folder / svg_name(run_id, index, label)).write_text(problem.render_svg(options) or "", encoding="utf-8")
         n += 1
     return n
 
@@ -55,7 +56,7 @@ def echo_rows(problem, run_id: int, rows: list[Row], fmt: str, out: str | None, 
     if fmt == "text":
         echo_text(problem, rows, label)
     elif out:
-        click.echo(f"{plural(write_svgs(problem, run_id, rows, out), 'SVG file')} in {out}")
+        click.echo(f"{plural(write_svgs(problem, run_id, rows, out, label), 'SVG file')} in {out}")
     else:
         for _, _, options in rows:
             click.echo(problem.render_svg(options) or "")

@@ -128,3 +128,18 @@ def test_deleting_a_run_deletes_its_index_rows(any_url):
     _tc(any_url, "delete", str(run_id))
     del _solved[any_url, "pentomino-8x8-centre"]
     assert rows() == 0
+
+
+@settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=st.one_of(st.text(max_size=40), st.lists(st.sampled_from(
+    ["X", "I", "Q", "@", "2,2", "3,3", "9,9", "0,0,0", "r2c2", "in", "{", "}", ",", "and", "or", "not", "(", ")",
+     "touches", "option", "item", '"X *"', '"', " "]), max_size=12).map(" ".join)))
+def test_any_text_given_to_the_command_is_an_answer_or_one_clean_line(sqlite_url, text):
+    run_id = _run(sqlite_url, "pentomino-8x8-centre")
+    result = CliRunner().invoke(cli, ["solutions", str(run_id), "--where", text, "--count", "--db", sqlite_url])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    if result.exit_code == 0:
+        assert 0 <= int(result.stdout) <= 520
+    else:
+        assert result.exit_code == 2 and result.stderr.startswith("tilecensus: ") and result.stderr.count("\n") == 1
+
