@@ -1,7 +1,7 @@
 """The ``tilecensus`` command line (click).
 
 One module per group of commands, each attaching its commands to the group in :mod:`.app`:
-:mod:`.running` (solve, submit, resume, cancel, watch), :mod:`.reading`
+:mod:`.running` (solve, submit, resume, cancel, watch), :mod:`.census` (census), :mod:`.reading`
 (runs, show, solutions, export, delete, problems), :mod:`.estimate_verify` (estimate, verify),
 :mod:`.service` (worker, scheduler, db), :mod:`.web` (web).  The group imports a module
 when one of its commands is asked for (:data:`.app.COMMANDS`), and each module imports

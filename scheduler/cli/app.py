@@ -33,6 +33,7 @@ COMMANDS = {
     "problems": "reading",
     "estimate": "estimate_verify", "verify": "estimate_verify",
     "worker": "service", "scheduler": "service", "db": "service",
+    "census": "census",
     "web": "web",
 }
 
