@@ -18,7 +18,7 @@ summing over the board to the total times its size.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from core.census import Census
 from core.polyform.problem import PolyformProblem
@@ -128,9 +128,11 @@ class CensusView:
             yield name, [(k, per[k]) for k in ec.covering[i] if per[k]]
 
 
-def load_view(ledger: Ledger, run_id: int) -> CensusView:
-    """The finished run's census over its problem; a :class:`CensusViewError` (one line)
-    for a run without a census or not finished, a :class:`LedgerError` for an unknown run."""
+def load_view(ledger: Ledger, run_id: int, problems: Callable[[int], Problem] | None = None) -> CensusView:
+    """The finished run's census over its problem (``problems``: where to get a run's
+    problem, such as the web page's cache; else rebuilt from the ledger); a
+    :class:`CensusViewError` (one line) for a run without a census or not finished, a
+    :class:`LedgerError` for an unknown run."""
     from .ledger import get_run
     from .ledger.censuses import run_census
     from .queries import problem_of
@@ -153,7 +155,7 @@ def load_view(ledger: Ledger, run_id: int) -> CensusView:
         done = 0 if found is None else found.done
         raise CensusViewError(f"run {run_id}: {held} of its {done} done subproblems hold a census: "
                               "it has no whole census")
-    problem = problem_of(ledger, run_id)
+    problem = (problems or (lambda i: problem_of(ledger, i)))(run_id)
     if problem.exact_cover() is None:
         raise CensusViewError(f"run {run_id}: {problem.kind} problems have no options to take a census of")
     return CensusView(run_id, problem, found.census, found.parts)

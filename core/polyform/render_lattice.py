@@ -15,16 +15,23 @@ def lattice_text(board: Board, owner: dict[Cell, int], symbols: list[str]) -> st
     return drawing(board.lattice, {c: symbols[owner[c]] if c in owner else "." for c in board.free}, " ")
 
 
+def frame(board: Board, side: int) -> tuple[dict[Cell, list[tuple[float, float]]], tuple[float, float],
+                                           tuple[int, int]]:
+    """Each free cell's polygon (a side of 1), the plane's top left corner, and the
+    picture's width and height in pixels at ``side`` pixels a side, margins included."""
+    grid = lattice(board.lattice)
+    shapes = {c: grid.polygon(c) for c in sorted(board.free)}
+    xs = [x for poly in shapes.values() for x, _ in poly]
+    ys = [y for poly in shapes.values() for _, y in poly]
+    x0, y0 = min(xs), min(ys)
+    return shapes, (x0, y0), (round((max(xs) - x0) * side) + 2 * MARGIN, round((max(ys) - y0) * side) + 2 * MARGIN)
+
+
 def lattice_svg(board: Board, owner: dict[Cell, int], names: list[str], side: int = 24) -> str:
     """The board's cells as polygons of side ``side`` pixels, filled by their pieces."""
     grid = lattice(board.lattice)
     cells = sorted(board.free)
-    shapes = {c: grid.polygon(c) for c in cells}
-    xs = [x for poly in shapes.values() for x, _ in poly]
-    ys = [y for poly in shapes.values() for _, y in poly]
-    x0, y0 = min(xs), min(ys)
-    width = round((max(xs) - x0) * side) + 2 * MARGIN
-    height = round((max(ys) - y0) * side) + 2 * MARGIN
+    shapes, (x0, y0), (width, height) = frame(board, side)
 
     def at(p: tuple[float, float]) -> str:
         return f"{(p[0] - x0) * side + MARGIN:.2f},{(p[1] - y0) * side + MARGIN:.2f}"

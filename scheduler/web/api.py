@@ -1,5 +1,5 @@
 """The JSON API: the data of the ``--json`` outputs (``runs``, ``show``, ``solutions``,
-``problems``), each with what a page adds (``eta_seconds``; the series behind the
+``census``, ``problems``), each with what a page adds (``eta_seconds``; the series behind the
 run's charts).  Documented in docs/web.md."""
 from __future__ import annotations
 
@@ -54,6 +54,15 @@ def solutions(request: Request) -> JSON:
     return JSON(rows, headers={"X-Total-Count": str(site.stored(run_id))})
 
 
+def census(request: Request) -> JSON:
+    """``census RUN --json``: ``?piece=`` for one piece's heat and placements."""
+    from ..census_views import load_view, view_json
+
+    site = request.app.state.site
+    view = load_view(site.ledger, run_id_of(request), site.problems)
+    return JSON(view_json(view, request.query_params.get("piece") or None))
+
+
 def problems(request: Request) -> JSON:
     """``problems --json``: the built-in library and the name patterns."""
     return JSON(library_listing())
@@ -65,5 +74,6 @@ def routes() -> list[Route]:
         Route("/api/runs/{run_id:int}", run),
         Route("/api/runs/{run_id:int}/series", series),
         Route("/api/runs/{run_id:int}/solutions", solutions),
+        Route("/api/runs/{run_id:int}/census", census),
         Route("/api/problems", problems),
     ]

@@ -17,7 +17,7 @@ from ..run_options import RunOptions
 from ..states import RunStatus
 from . import charts, reading
 from .params import int_param, run_id_of, status_param
-from .pictures import data_uri, library_board, solution_svg
+from .pictures import data_uri, heatmaps, library_board, solution_svg
 
 #: a picture served alone may draw, but never run a script
 PICTURE_CSP = "default-src 'none'; style-src 'unsafe-inline'"
@@ -54,7 +54,19 @@ def run_page(request: Request) -> Response:
                                                        title=f"what {summary['grids']} grids agree on"))
     return _page(request, "run.html", s=s, solver=options.solver, method_reason=options.method_reason,
                  options_text=json.dumps({k: v for k, v in s["options"].items() if v is not None}),
-                 summary_picture=summary_picture)
+                 summary_picture=summary_picture, census=_census(site, s, options))
+
+
+def _census(site, s: dict[str, Any], options: RunOptions) -> dict[str, Any] | None:
+    """What the run's page shows of a finished ``--census`` run: the totals of its forced
+    and impossible options and, for a polyform problem, a heatmap per piece."""
+    if not options.census or s["status"] != RunStatus.DONE:
+        return None
+    from ..census_views import load_view
+
+    view = load_view(site.ledger, s["run_id"], site.problems)
+    return {"total": view.total, "options": len(view.census.per_option), "forced": len(view.forced()),
+            "impossible": len(view.impossible()), "heatmaps": heatmaps(view) if view.is_polyform else []}
 
 
 def _time_chart(series: dict[str, Any], key: str, title: str, y_label: str, y_max: float | None = None) -> str:

@@ -80,3 +80,18 @@ def library_board(name: str) -> str | None:
 
     entry = next((e for e in library() if e.name == name), None)
     return None if entry is None else board_svg(from_spec(dict(entry.spec, name=entry.name)))
+
+
+def heatmaps(view) -> list[dict[str, Any]]:
+    """A census's heatmap of each piece (:class:`scheduler.census_views.CensusView` of a
+    polyform run) as ``data:`` URIs: its name, the most solutions at one of its cells,
+    the picture."""
+    from core.polyform.heatmap import heatmap_svg
+
+    board, total = view.problem.board, view.total
+    out = []
+    for heat in view.heats():
+        top = max(heat.heat.values(), default=0)
+        title = f"{heat.name}: darkest {top:,} of {total:,}"
+        out.append({"name": heat.name, "top": top, "picture": data_uri(heatmap_svg(board, heat.heat, total, title))})
+    return out

@@ -1,8 +1,8 @@
 """End to end, the web page in a real headless Chromium (Selenium and chromedriver from
 the system's packages): ``tilecensus web`` over a PostgreSQL ledger while a run is
 going — the runs page shows its progress change without a reload, the run's page draws
-its charts, a stored solution's picture opens, the problem library's boards load, and
-the browser logs no console error."""
+its charts, a stored solution's picture opens, the problem library's boards load, a
+``--census`` run's page shows its heatmaps, and the browser logs no console error."""
 from __future__ import annotations
 
 import json
@@ -152,6 +152,43 @@ def test_the_page_draws_triangle_and_hexagon_boards(pg_url, processes, browser):
         WebDriverWait(browser, 10).until(lambda d: d.current_url.endswith(f"/runs/{run_id}/solutions/0.svg"))
         assert len(browser.find_elements(By.CSS_SELECTOR, "svg polygon")) == cells  # a polygon per cell
         assert not browser.find_elements(By.CSS_SELECTOR, "svg rect")
+        console += browser.get_log("browser")
+    errors = [entry for entry in console if entry["level"] == "SEVERE"]
+    assert errors == [], errors
+
+
+def test_the_run_page_draws_the_census_as_heatmaps(pg_url, processes, browser):
+    """A --census run's page: a heatmap per piece (squares, a box's layers, hexagons), each
+    image loaded, its cells drawn with their numbers; no console error."""
+    runs = {name: json.loads(run_cli("solve", name, "--census", "--json", "--no-progress", db_url=pg_url,
+                                     check=True).stdout)["run_id"]
+            for name in ("pentomino-3x20", "tetracubes-2x2x8", "tetrahexes-4x7")}
+    port = free_port()
+    processes.start("web", "--port", str(port), db_url=pg_url, name="web")
+    base = f"http://127.0.0.1:{port}"
+    wait_answers(f"{base}/api/runs")
+    console: list[dict] = []
+    for name, pieces, cells, shape in (("pentomino-3x20", 12, 60, "rect"), ("tetracubes-2x2x8", 8, 32, "rect"),
+                                       ("tetrahexes-4x7", 7, 28, "polygon")):
+        run_id = runs[name]
+        with urllib.request.urlopen(f"{base}/api/runs/{run_id}/census", timeout=10) as r:
+            census = json.load(r)
+        assert len(census["pieces"]) == pieces and len(census["board"]["cells"]) == cells
+        browser.get(f"{base}/runs/{run_id}")
+        heatmaps = browser.find_elements(By.CSS_SELECTOR, "figure.heat img")
+        assert len(heatmaps) == pieces
+        WebDriverWait(browser, 20).until(
+            lambda d: all(d.execute_script("return arguments[0].complete && arguments[0].naturalWidth > 0", img)
+                          for img in d.find_elements(By.CSS_SELECTOR, "figure.heat img")))
+        # the first heatmap opened alone, as the browser draws it: a shape and a number per cell
+        browser.get(browser.find_element(By.CSS_SELECTOR, "figure.heat img").get_attribute("src"))
+        drawn = browser.find_elements(By.CSS_SELECTOR, f"svg {shape} title")
+        assert len(drawn) == cells
+        numbers = {t.get_attribute("textContent").split(":")[0]: int(t.get_attribute("textContent").split(": ")[1]
+                                                                        .split(" of ")[0].replace(",", ""))
+                   for t in drawn}
+        first = census["pieces"][0]["heat"]
+        assert numbers == {c["cell"]: n for c, n in zip(census["board"]["cells"], first)}
         console += browser.get_log("browser")
     errors = [entry for entry in console if entry["level"] == "SEVERE"]
     assert errors == [], errors

@@ -265,3 +265,55 @@ def test_the_series_add_up_to_the_run(client, ledger_runs):
     running = client.get(f"/api/runs/{ledger_runs[4]}/series").json()
     assert running["timeline"] == [{"seconds": 0.0, "progress": 0.0, "nodes": 0, "solutions": 0,
                                     "nodes_per_second": None}] and running["sizes"] == []
+
+
+@pytest.fixture
+def census_runs(tc):
+    """``--census`` runs on a square board, a box, hexagons, a sudoku; a count without one."""
+    def solve(*args: str) -> int:
+        return json.loads(tc("solve", *args, "--json", "--no-progress", "--workers", "1").stdout)["run_id"]
+
+    names = ["pentomino-3x20", "tetracubes-2x2x8", "tetrahexes-4x7", "sudoku-4x4"]
+    return {**{name: solve(name, "--census") for name in names}, "plain": solve("pentomino-3x20")}
+
+
+def _heatmaps(page: str) -> list[str]:
+    """The SVG of each heatmap on a run's page (images as data: URIs, never inline)."""
+    import base64
+
+    assert "<svg" not in page
+    pictures = re.findall(r'<figure class="heat"><img alt="[^"]*" src="data:image/svg\+xml;base64,([^"]+)"', page)
+    return [base64.b64decode(p).decode() for p in pictures]
+
+
+@pytest.mark.parametrize("name, shape", [("pentomino-3x20", "rect"), ("tetracubes-2x2x8", "rect"),
+                                         ("tetrahexes-4x7", "polygon")])
+def test_the_run_page_draws_a_heatmap_per_piece_with_the_census_numbers(tc, sqlite_url, census_runs, name, shape):
+    run_id = census_runs[name]
+    shown = json.loads(tc("census", str(run_id), "--json").stdout)
+    client = TestClient(create_app(open_reader(sqlite_url)))
+    pictures = _heatmaps(client.get(f"/runs/{run_id}").text)
+    assert len(pictures) == len(shown["pieces"])
+    cells = [c["cell"] for c in shown["board"]["cells"]]
+    for svg, piece in zip(pictures, shown["pieces"]):
+        assert svg.startswith("<svg") and piece["name"] in svg
+        drawn = dict(re.findall(rf'<{shape} [^>]*><title>(\w+): ([\d,]+) of [\d,]+</title>', svg))
+        assert {c: int(n.replace(",", "")) for c, n in drawn.items()} == dict(zip(cells, piece["heat"]))
+    if shape == "polygon":
+        assert "<rect" not in pictures[0]
+    if name == "tetracubes-2x2x8":
+        assert "layer 0" in pictures[0] and "layer 1" in pictures[0]
+
+
+def test_the_census_api_is_the_cli_s_json_and_other_models_get_no_heatmap(tc, sqlite_url, census_runs):
+    client = TestClient(create_app(open_reader(sqlite_url)))
+    for name in ("pentomino-3x20", "sudoku-4x4"):
+        run_id = census_runs[name]
+        assert client.get(f"/api/runs/{run_id}/census").json() == json.loads(tc("census", str(run_id), "--json").stdout)
+    one = client.get(f"/api/runs/{census_runs['pentomino-3x20']}/census?piece=X").json()
+    assert [p["name"] for p in one["pieces"]] == ["X"]
+    sudoku = client.get(f"/runs/{census_runs['sudoku-4x4']}").text
+    assert "Census of the 288 solutions" in sudoku and _heatmaps(sudoku) == []
+    plain = client.get(f"/api/runs/{census_runs['plain']}/census")
+    assert plain.status_code == 404 and "without --census" in plain.json()["error"]
+    assert "Census of" not in client.get(f"/runs/{census_runs['plain']}").text
