@@ -1,7 +1,8 @@
 """End to end: real Celery workers (subprocesses) on Redis, the ledger in PostgreSQL
 (and SQLite); distributed counts equal the single-process counts, and faults — a worker
 killed with -9, a task delivered twice, the scheduler stopped, Redis restarted, a
-database that does not answer — change nothing but the time taken."""
+database that does not answer — change nothing but the time taken; a census summed from
+two workers is the census of one."""
 from __future__ import annotations
 
 import datetime as dt
@@ -287,3 +288,27 @@ def test_unreachable_database_and_broker(tmp_path, broker_url, queue):
     assert not (tmp_path / "l.sqlite").exists()  # nothing written: not even an empty ledger
     r = run_cli("runs", "--json", db_url=sqlite)
     assert r.returncode == 2 and "no ledger at" in json.loads(r.stderr)["error"], r
+
+
+def census_of(url: str, run_id: int) -> dict:
+    """``census RUN --json`` without what differs between two runs of one problem."""
+    shown = json.loads(run_cli("census", str(run_id), "--json", db_url=url, check=True).stdout)
+    return {k: v for k, v in shown.items() if k not in ("run_id", "subproblems")}
+
+
+@pytest.mark.parametrize("args", [["--split-depth", "2"], ["--subproblems", "300", "--no-symmetry"]])
+def test_a_census_on_two_celery_workers_equals_one_local_worker(pg_url, broker_url, queue, processes, args):
+    """Each subproblem's census taken on one of two workers and summed in the ledger: the
+    run's census (every heatmap, forced and impossible placement) is the census of the
+    same count on one local worker."""
+    run_cli("db", "upgrade", db_url=pg_url, check=True)
+    processes.worker(pg_url, broker_url, queue, concurrency=1)
+    processes.worker(pg_url, broker_url, queue, concurrency=1)
+    processes.scheduler(pg_url, broker_url)
+    run_id = submit(pg_url, broker_url, queue, "pentomino-6x10", "--census", *args)
+    wait_done(pg_url, run_id, processes)
+    show = check_run(pg_url, run_id, "pentomino-6x10")
+    assert len(show["workers"]) == 2, show["workers"]  # both workers took their share
+    local = json.loads(run_cli("solve", "pentomino-6x10", "--census", "--workers", "1", "--json", "--no-progress",
+                               db_url=pg_url, check=True).stdout)["run_id"]
+    assert census_of(pg_url, run_id) == census_of(pg_url, local)
