@@ -112,7 +112,7 @@ def _kernel(ec: ExactCover, hints: SearchHints, options: SolverOptions) -> Solve
     if options.method is Method.BITBOARD:
         return BitboardSolver(ec, region=hints.board or hints.region)
     if options.method is Method.LEVELS and options.level_plan is not None:
-        return LevelShares(ec, hints.board or hints.region, options.level_plan)
+        return LevelShares(ec, hints.board or hints.region, options.level_plan, hints.heuristic)
     levels = {Method.SEARCH: False, Method.LEVELS: True, Method.AUTO: "auto"}[options.method]
     board = hints.board if options.method is not Method.SEARCH else None
     return KernelSolver(ec, hints.heuristic, hints.region, memo=options.memo, levels=levels, board=board)
@@ -190,6 +190,9 @@ def solver_for(problem: Searchable, options: SolverOptions = SolverOptions()) ->
     engine = engine_for(problem, options)
     if not options.distinct:
         solver = engine.build(problem, options)
+        if isinstance(solver, LevelShares) and solver.guarded:  # the search it gives up for, as chosen
+            solver.search = solver_for(problem, replace(options, method=Method.SEARCH, level_plan=None,
+                                                        symmetry=options.level_plan.guard_orbits))
         by_orbits = None
         if options.symmetry and "symmetry" in engine.honours and options.level_plan is None:
             # a level count shares states within one unit: levels count below the first
@@ -773,6 +776,14 @@ LEVELS_AT_ONCE = 0.5
 #: a count neither levels nor the search can take is refused where the search's trial puts
 #: the search past this (seconds): a day
 HOPELESS_SECONDS = 86400.0
+#: a count by levels chosen on a projection gives up for the search past the projection's
+#: peak of memory times its band and :data:`MEMORY_MARGIN`, but never below this (bytes),
+#: or past :data:`GUARD_OVER_HIGH` times its band's top in time, never below
+#: :data:`GUARD_LEAST_SECONDS`: its probe did not see the count's size (O'Beirne's
+#: hexagon, 2026-12-07: 13 of 108 levels probed, 60 MB projected, 14 GB passed)
+GUARD_LEAST_BYTES = 1 << 30
+GUARD_OVER_HIGH = 2.0
+GUARD_LEAST_SECONDS = 30.0
 
 
 def _whole_levels(problem: Searchable, options: SolverOptions, ec: ExactCover, trial: SolveResult | None, *,
@@ -828,8 +839,14 @@ def _whole_levels(problem: Searchable, options: SolverOptions, ec: ExactCover, t
                                f"peak, {human_bytes(MEMORY_MARGIN * proj.peak_bytes)} with a margin (--memory allows "
                                f"{human_bytes(memory)}), and {search_words}")
         return f"{levels_words}: past the {human_bytes(memory)} of memory allowed; {search_words}"
-    solver = LevelShares(ec, region, plan)
-    note = f"levels: {levels_words}, {solver.description}; {search_words}"
+    if trial is not None and plan.groups * plan.slices == 1:
+        plan = replace(plan, guard_bytes=int(max(GUARD_LEAST_BYTES, MEMORY_MARGIN * proj.band * proj.peak_bytes)),
+                       guard_seconds=max(GUARD_LEAST_SECONDS, GUARD_OVER_HIGH * proj.seconds_high),
+                       guard_orbits=options.symmetry)
+    solver = LevelShares(ec, region, plan, hints.heuristic)
+    guard = (f", given up for the search past {human_bytes(plan.guard_bytes)} or {human_seconds(plan.guard_seconds)}"
+             if plan.guarded else "")
+    note = f"levels: {levels_words}, {solver.description}{guard}; {search_words}"
     chosen = replace(levels_options, level_plan=plan)
     if proj.seconds_high <= LEVELS_AT_ONCE and not cluster:
         return MethodChoice(chosen, note, solver, solver.solve(), projection=proj)

@@ -145,6 +145,9 @@ class SolveResult:
     stopped_by: str | None = None  # None, "budget" or "limit"
     #: solutions counted once per symmetry class, for solvers that break symmetry
     distinct: int | None = None
+    #: where a count chosen by levels gave up and the search counted instead: why, in words
+    #: (:class:`core.level_shares.LevelShares`)
+    gave_up: str | None = None
 
     @property
     def complete(self) -> bool:

@@ -25,24 +25,41 @@ class LevelPlan:
     """How a whole count by levels is shared out (:class:`core.level_shares.LevelShares`):
     the threads of each share, the groups of its moduli, the slices of its states at the
     cut level (None: the middle level), the memory a share may hold (None: a safe share of
-    its machine's)."""
+    its machine's).
+
+    A count chosen on a projection (not asked for with ``--by-levels``) carries a guard: a
+    count by levels that passes ``guard_bytes`` of memory or ``guard_seconds`` has left its
+    projection's band behind (a board whose rows widen past what the probe saw: O'Beirne's
+    hexagon), so it stops and the search counts the tree instead (one share only), by orbits
+    of the problem's group where ``guard_orbits`` (as the run was asked)."""
 
     threads: int = 1
     groups: int = 1
     slices: int = 1
     cut: int | None = None
     memory: int | None = None
+    guard_bytes: int | None = None
+    guard_seconds: float | None = None
+    guard_orbits: bool = False
+
+    @property
+    def guarded(self) -> bool:
+        return self.guard_bytes is not None or self.guard_seconds is not None
 
     def to_json(self) -> dict:
-        return {"threads": self.threads, "groups": self.groups, "slices": self.slices, "cut": self.cut,
-                "memory": self.memory}
+        out = {"threads": self.threads, "groups": self.groups, "slices": self.slices, "cut": self.cut,
+               "memory": self.memory}
+        if self.guarded:
+            out.update(guard_bytes=self.guard_bytes, guard_seconds=self.guard_seconds, guard_orbits=self.guard_orbits)
+        return out
 
     @classmethod
     def from_json(cls, data: dict | None) -> "LevelPlan | None":
         if not data:
             return None
         return cls(int(data.get("threads", 1)), int(data.get("groups", 1)), int(data.get("slices", 1)),
-                   data.get("cut"), data.get("memory"))
+                   data.get("cut"), data.get("memory"), data.get("guard_bytes"), data.get("guard_seconds"),
+                   bool(data.get("guard_orbits", False)))
 
 
 @dataclass(frozen=True)

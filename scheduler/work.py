@@ -146,7 +146,7 @@ def outcome_of(result: SolveResult, run_id: int, sub_id: int, mode: Mode) -> Out
         distinct=result.distinct,
         nodes=result.stats.nodes,
         seconds=result.stats.seconds,
-        stats=result.stats.to_json(),
+        stats={**result.stats.to_json(), **({"gave_up": result.gave_up} if result.gave_up else {})},
         weight_done=result.weight_done,
         frontier=frontier,
         solutions=[tuple(s) for s in result.solutions] if result.solutions is not None else None,

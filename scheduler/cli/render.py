@@ -212,6 +212,9 @@ def show_text(s: dict[str, Any], ledger_url: str) -> str:
     if solver.engine or options.method_reason:
         method = f"{solver.engine or 'the default engine'}, {solver.method}"
         lines.append(f"method       {method}" + (f" — {options.method_reason}" if options.method_reason else ""))
+    gave_up = (s.get("stats") or {}).get("gave_up")
+    if gave_up:  # the count by levels left its projection behind (core/level_shares.py)
+        lines.append(f"             then: {gave_up}")
     symmetry = (s.get("plan") or {}).get("symmetry")
     if symmetry:
         lines.append(f"symmetry     counted by orbits of {symmetry}")

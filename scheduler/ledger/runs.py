@@ -240,6 +240,7 @@ def _close(conn: Connection, run_id: int) -> bool:
     cpu = 0.0
     weight = Fraction(0)
     stats = Stats()
+    gave_up = None  # a count by levels that gave up for the search (core/level_shares.py): why
     for count, dist, n, secs, dn, dd, st in conn.execute(_DONE_ROWS, {"run_id": run_id}):
         counts.append(count)
         if dist is not None:
@@ -250,6 +251,7 @@ def _close(conn: Connection, run_id: int) -> bool:
         weight += fraction_of(dn, dd)
         if st:
             stats.add(stats_of(st))
+            gave_up = gave_up or st.get("gave_up")
     total = total_of(counts, run.modulus)
     now = utcnow()
     limited = run.mode == Mode.FIRST
@@ -270,7 +272,7 @@ def _close(conn: Connection, run_id: int) -> bool:
         .where(RUN.c.id == run_id, RUN.c.status == RunStatus.RUNNING)
         .values(
             status=status, error=error, solutions=total, distinct=distinct if any_distinct else None,
-            nodes=nodes, stats=stats.to_json(), cpu_seconds=cpu,
+            nodes=nodes, stats={**stats.to_json(), **({"gave_up": gave_up} if gave_up else {})}, cpu_seconds=cpu,
             seconds=(now - run.created_at).total_seconds(), finished_at=now,
         )
     )

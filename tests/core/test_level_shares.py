@@ -89,3 +89,52 @@ def test_the_description_says_how_it_is_shared():
 def test_an_empty_cover_of_levels():
     ec = ExactCover.from_indices(["a", "b"], 2, [[(0, 0)]], ("",), None)  # item b has no option
     assert LevelShares(ec, None, LevelPlan(slices=2)).count() == 0
+
+
+def _drained(solver: LevelShares, first: SolveRequest) -> tuple[int, Fraction]:
+    """The count and weight done of the whole tree, handing every frontier node back in
+    (as the ledger does), the first task asked ``first``."""
+    total, done, queue = 0, Fraction(0), [((0,), first)]
+    while queue:
+        path, request = queue.pop()
+        result = solver.solve(path, request)
+        total += result.count
+        done += result.weight_done
+        queue += [(s.path, SolveRequest(node_budget=7)) for s in result.frontier]
+    return total, done
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(plain_covers(max_primary=8), st.integers(1, 3), st.sampled_from([None, 3, 50]))
+def test_a_guarded_count_that_gives_up_is_counted_by_the_search_below_its_share(ec, threads, budget):
+    """Split and sum: past its guard (0 s: the first level) the share hands the tree to the
+    search, its frontier below the share, and the parts add up to the count."""
+    solver = LevelShares(ec, None, LevelPlan(threads=threads, guard_seconds=0.0))
+    assert solver.guarded
+    total, done = _drained(solver, SolveRequest(node_budget=budget))
+    assert (total, done) == (ReferenceSolver(ec).count(), 1)
+    assert solver.count() == total  # the root, whole
+
+
+def test_the_guard_says_why_and_an_ample_guard_counts_by_levels():
+    ec = load("dominoes-8x8").exact_cover()
+    gave_up = LevelShares(ec, None, LevelPlan(guard_bytes=1)).solve((0,))
+    assert gave_up.count == kasteleyn(8, 8) and gave_up.stats.by_levels == 0
+    assert gave_up.gave_up.startswith("the count by levels passed its guard of 1 byte")
+    timed = LevelShares(ec, None, LevelPlan(guard_seconds=0.0)).solve((0,))
+    assert timed.count == kasteleyn(8, 8) and "guard of 0 s with 0 of its 63 levels done;" in timed.gave_up
+    ample = LevelShares(ec, None, LevelPlan(guard_bytes=1 << 30, guard_seconds=60.0)).solve((0,))
+    assert (ample.count, ample.stats.by_levels, ample.gave_up) == (kasteleyn(8, 8), 1, None)
+    solver = LevelShares(ec, None, LevelPlan(guard_bytes=1))
+    node = min(solver.solve((0,), SolveRequest(node_budget=5)).frontier, key=lambda s: len(s.path))
+    split = solver.split(len(node.path) + 1, node.path)  # depths of the whole tree: the share is one
+    assert {len(s.path) for s in split} == {len(node.path) + 1} and sum(s.weight for s in split) == node.weight
+
+
+def test_a_guard_holds_for_one_share_only_and_travels_to_a_pool_process():
+    assert not LevelShares(independent(20, 2), None, LevelPlan(slices=2, guard_bytes=1)).guarded
+    solver = LevelShares(independent(20, 2), None, LevelPlan(guard_bytes=1, guard_seconds=5.0), "first")
+    copy = pickle.loads(pickle.dumps(solver))
+    assert (copy.plan, copy.heuristic) == (solver.plan, "first") and copy.guarded
+    assert LevelPlan.from_json(solver.plan.to_json()) == solver.plan
+    assert "guard_bytes" not in LevelPlan().to_json()  # (a plan without one is written as before)

@@ -95,3 +95,19 @@ def test_a_count_by_levels_is_timed_by_its_projection_until_a_share_ends(tc, tin
     assert eta_seconds(running) == pytest.approx(4.9)
     assert eta_seconds(Progress(run_id=1, status="running", weight_done=0.5, solutions=0, nodes=0, elapsed=2.0,
                                 projected_seconds=5.0)) == pytest.approx(2.0)  # a share ended: by weight
+
+
+def test_a_level_count_past_its_guard_is_counted_by_the_search_and_show_says_so(tc, tiny_probe, monkeypatch):
+    """The guard a projection's count carries (O'Beirne's hexagon passed 14 GB where 60 MB
+    was projected): set at 0 s here, the count gives up at its first level and the run
+    goes on by search, exactly, in the same ledger run."""
+    monkeypatch.setattr(engines, "GUARD_LEAST_SECONDS", 0.0)
+    monkeypatch.setattr(engines, "GUARD_OVER_HIGH", 0.0)
+    data = json.loads(tc("solve", "dominoes-16x16", "--json", "--no-progress", "--workers", "2").stdout)
+    assert (data["status"], data["solutions"]) == ("done", kasteleyn(16, 16))
+    show = json.loads(tc("show", str(data["run_id"]), "--json").stdout)
+    assert show["options"]["level_plan"]["guard_seconds"] == 0.0
+    assert "given up for the search past" in show["options"]["method_reason"]
+    assert show["stats"]["gave_up"].startswith("the count by levels passed its guard of 0 s")
+    text = tc("show", str(data["run_id"])).stdout
+    assert "then: the count by levels passed its guard" in text
