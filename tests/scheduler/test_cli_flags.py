@@ -24,7 +24,7 @@ PROBLEMS = {
 FLAGS = ["--distinct", "--by-levels", "--no-memo"]
 #: the commands that take a problem, and those that take a run
 PROBLEM_COMMANDS = ["solve", "submit", "estimate"]
-RUN_COMMANDS = [["show"], ["solutions"], ["export"], ["verify"], ["cancel"], ["resume"], ["watch"]]
+RUN_COMMANDS = [["show"], ["solutions"], ["export"], ["census"], ["verify"], ["cancel"], ["resume"], ["watch"]]
 OTHER_COMMANDS = [["runs"], ["problems"], ["db", "upgrade"], ["worker"], ["scheduler", "--once"]]
 
 
