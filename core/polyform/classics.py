@@ -81,6 +81,8 @@ CLASSICS: tuple[tuple[str, str, dict[str, int]], ...] = (
     ("trihexes-tetrahexes-hexagon", "the 3 trihexes and the 7 tetrahexes in a hexagon of side 4",
      {"distinct": 12290}),
     ("trihexes-tetrahexes-hexagram", "the 3 trihexes and the 7 tetrahexes in a hexagram", {"distinct": 167}),
+    ("one-sided-hexiamonds-obeirne", "O'Beirne's hexagon: the 19 one-sided hexiamonds in 19 hexagons of six "
+     "triangles, 12 around 6 around 1", {"distinct": 124519}),
 )
 
 

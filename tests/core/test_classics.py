@@ -45,6 +45,7 @@ DISTINCT = {
     "hexiamonds-ring": 11, "hexiamonds-coin": 304, "hexiamonds-tenyo": 4968,
     "tetrahexes-4x7": 9, "tetrahexes-3x10-clipped": 2, "tetrahexes-coin": 4,
     "trihexes-tetrahexes-hexagon": 12290, "trihexes-tetrahexes-hexagram": 167,
+    "one-sided-hexiamonds-obeirne": 124519,
 }
 #: the entries on triangles and hexagons, by lattice
 LATTICE_ENTRIES = {"triangle": {n for n in DISTINCT if n.startswith("hexiamonds-")},
@@ -63,6 +64,9 @@ SLOW = {"pentomino-8x8-tetromino"}
 #: counted in tens of seconds: the Bedlam cube here (slow), the Tetris Cube (70 s) by
 #: bench/bench_classics.py only
 HEAVY = {"bedlam-cube", "tetris-cube"}
+#: counted in minutes, by bench/bench_classics.py only: O'Beirne's hexagon (1,494,228
+#: solutions, the search by orbits; its structure is tested here)
+HEAVY_DISTINCT = {"one-sided-hexiamonds-obeirne"}
 
 
 def _rotations(name: str) -> int:
@@ -87,7 +91,8 @@ def test_the_library_totals_are_the_rotation_classes_times_the_rotations(name):
         assert known["distinct"] == UP_TO_ROTATION[name]
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in SLOW else n for n in DISTINCT])
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in SLOW else n
+                                  for n in DISTINCT if n not in HEAVY_DISTINCT])
 def test_distinct_counts_are_the_published_ones(name):
     r = load(name).solver(distinct=True).solve()
     assert r.complete and r.distinct == DISTINCT[name]
@@ -155,3 +160,15 @@ def test_conway_puzzle_against_a_cover_built_here():
     r = load("conway-puzzle").solver(distinct=True).solve()
     assert (r.count, r.distinct) == (len(every), classes) == (27456, 572)
     assert {e.name: e.known for e in library()}["conway-puzzle"] == {"solutions": 27456, "distinct": 572}
+
+
+def test_obeirnes_hexagon_is_19_hexagons_of_six_triangles_with_the_19_one_sided_hexiamonds():
+    """The board: 19 hexagons of side 1 in a honeycomb of radius 2 (each hexagon's six
+    triangles around a vertex of the lattice), so its group is the hexagon's 12; the pieces:
+    the one-sided hexiamonds, each once (12 free, 7 of them chiral: 19)."""
+    p = load("one-sided-hexiamonds-obeirne")
+    assert p.board.lattice == "triangle" and len(p.board.free) == 114
+    assert [(k.size, k.count, k.mirror) for k in p.pieces] == [(6, (1, 1), False)] * 19
+    group = p.symmetry()
+    assert group is not None and len(group.permutations) == 12
+    assert {e.name: e.known for e in library()}["one-sided-hexiamonds-obeirne"] == {"distinct": 124519}
