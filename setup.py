@@ -42,6 +42,11 @@ setup(
             extra_compile_args=["-O3", "-std=c11", "-Wall", "-Wextra"],
         ),
         Extension(
+            "core._idset",
+            sources=["core/_idset.c"],
+            extra_compile_args=["-O3", "-std=c11", "-Wall", "-Wextra"],
+        ),
+        Extension(
             "core.polyform._placements",
             sources=["core/polyform/_placements.c"],
             extra_compile_args=["-O3", "-std=c11", "-Wall", "-Wextra"],

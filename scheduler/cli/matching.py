@@ -16,11 +16,12 @@ def show_matches(app: App, ledger, run_id: int, problem, texts: tuple[str, ...],
     from core.where_syntax import parse_all
 
     from ..queries import count_solutions, solution_entry
-    from ..where_sql import count_matches, iter_matches
+    from ..where_sql import find_matches, iter_matches
 
     query = parse_all(texts)
     resolved = resolve(problem, query)
-    matched = count_matches(ledger, run_id, resolved)
+    found = find_matches(ledger, run_id, resolved)
+    matched = found.count
     if count_only:
         if fmt == "json":
             app.echo_json({"run_id": run_id, "where": str(query), "matches": matched,
@@ -28,14 +29,14 @@ def show_matches(app: App, ledger, run_id: int, problem, texts: tuple[str, ...],
         else:
             click.echo(matched)
         return
-    found = list(iter_matches(ledger, run_id, resolved, limit=limit, offset=offset))
+    page = list(iter_matches(ledger, run_id, resolved, limit=limit, offset=offset, found=found))
     if fmt == "json":
         app.echo_json([{**solution_entry(problem, m.index, m.subproblem, m.options), "solution_id": m.solution_id}
-                       for m in found])
+                       for m in page])
         return
-    rows = [(m.index, m.subproblem, m.options) for m in found]
+    rows = [(m.index, m.subproblem, m.options) for m in page]
     if fmt == "text":
         stored = count_solutions(ledger, run_id)
-        shown = f", {offset + 1}-{offset + len(found)} below" if found else ""
+        shown = f", {offset + 1}-{offset + len(page)} below" if page else ""
         click.echo(f"run {run_id}: {matched:,} of {render.plural(stored, 'stored solution')} match {query}{shown}\n")
     listing.echo_rows(problem, run_id, rows, fmt, out, label="match")

@@ -1,6 +1,7 @@
 """The kernel's property tests (search, both MRV layouts, census, and level count), the bitboard
 engine's, the compiled crossword search's, the crossword transfer count's (rows and layers),
-the polyform placements' (core/polyform/_placements.c) and the interrupt tests again, with
+the polyform placements' (core/polyform/_placements.c), the bitmaps of --where
+(core/_idset.c) and the interrupt tests again, with
 the C code built under AddressSanitizer, so a memory error fails CI instead of a user's run."""
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ def test_kernel_property_tests_pass_under_address_sanitizer(tmp_path):
     include = sysconfig.get_paths()["include"]
     # the kernel, the level count, the bitboard; the crossword search and transfer count
     for module in ("_kernel", "_frontier", "_bitboard", "crossword/_crossword", "crossword/_transfer",
-                   "crossword/_peel", "polyform/_placements"):
+                   "crossword/_peel", "polyform/_placements", "_idset"):
         subprocess.run(
             [
                 "gcc", "-shared", "-fPIC", "-std=c11", "-O1", "-g", "-Wall", "-Wextra", "-Werror",
@@ -55,6 +56,7 @@ def test_kernel_property_tests_pass_under_address_sanitizer(tmp_path):
     shutil.copy(ROOT / "tests" / "core" / "test_crossword_peel_c.py", tests)
     shutil.copy(ROOT / "tests" / "core" / "test_census.py", tests)
     shutil.copy(ROOT / "tests" / "core" / "test_placing.py", tests)
+    shutil.copy(ROOT / "tests" / "core" / "test_idset.py", tests)
     helpers = tmp_path / "helpers"  # imported by the tests above, their own tests not run
     helpers.mkdir()
     shutil.copy(ROOT / "tests" / "core" / "test_symmetry.py", helpers)

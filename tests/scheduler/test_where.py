@@ -1,12 +1,15 @@
 """``solutions RUN --where`` on both ledgers: the index's answer equals the stored
 solutions filtered in Python by the placements they hold (piece names and cells, read
-from each solution, not from the option sets the query resolves to)."""
+from each solution, not from the option sets the query resolves to), and the same query
+in SQL alone (``INTERSECT`` / ``UNION`` / ``EXCEPT``), where combined queries are
+answered with bitmaps; also on a run whose ids have gaps."""
 from __future__ import annotations
 
 import json
 
 import pytest
 from click.testing import CliRunner
+from sqlalchemy import text
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from core.library import load
@@ -15,7 +18,7 @@ from core.where_syntax import And, CellIn, Not, Or, PieceAt, PieceTouches
 from scheduler.cli import cli
 from scheduler.db import open_ledger
 from scheduler.queries import iter_solutions
-from scheduler.where_sql import count_matches, iter_matches
+from scheduler.where_sql import count_matches, iter_matches, matches_sql
 
 #: a plane board with a hole (520 solutions), a box (316), and pieces in any number (117:
 #: a piece may touch a cell twice, so a condition's rows hold doubles)
@@ -80,6 +83,47 @@ def test_the_index_answers_as_the_solutions_filtered_in_python(any_url, name, da
     offset = data.draw(st.integers(0, len(expected) + 1))
     page = list(iter_matches(ledger, run_id, resolved, limit=3, offset=offset))
     assert [(m.index, m.options) for m in page] == list(enumerate(expected))[offset:offset + 3]
+    assert [m.solution_id for m in iter_matches(ledger, run_id, resolved)] == _in_sql_alone(ledger, run_id, resolved)
+
+
+def _in_sql_alone(ledger, run_id: int, resolved) -> list[int]:
+    with ledger.session() as session:
+        sql = f"SELECT solution_id FROM ({matches_sql(run_id, resolved)}) AS m ORDER BY solution_id"
+        return list(session.execute(text(sql)).scalars())
+
+
+_gapped: dict[str, int] = {}
+
+
+def _run_with_gaps(url: str) -> int:
+    """A run of tetrominoes-4x4 less every stored solution whose id is a multiple of 3
+    (and its index rows), so that its ids are not one range."""
+    if url not in _gapped:
+        run_id = json.loads(_tc(url, "solve", "tetrominoes-4x4", "--all", "--json", "--workers", "1").stdout)["run_id"]
+        with open_ledger(url).session() as session:
+            session.execute(text(f"DELETE FROM solution_options WHERE run_id = {run_id} AND solution_id % 3 = 0"))
+            session.execute(text(f"DELETE FROM solutions WHERE run_id = {run_id} AND id % 3 = 0"))
+        _gapped[url] = run_id
+    return _gapped[url]
+
+
+@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_a_run_whose_ids_have_gaps_is_answered_as_its_solutions_filtered_in_python(any_url, data):
+    from scheduler.codec import unpack
+
+    run_id = _run_with_gaps(any_url)
+    problem = load("tetrominoes-4x4")
+    ledger = open_ledger(any_url)
+    with ledger.session() as session:
+        stored = session.execute(text(f"SELECT id, options FROM solutions WHERE run_id = {run_id} ORDER BY id")).all()
+    assert 0 < len(stored) < 117 and all(sid % 3 for sid, _ in stored)
+    query = data.draw(_queries(problem).flatmap(lambda q: st.sampled_from([q, Not(q), And((Not(q), Not(q)))])))
+    expected = [sid for sid, blob in stored if _holds(query, problem.placements_of(unpack(blob)), problem.board)]
+    resolved = resolve(problem, query)
+    assert count_matches(ledger, run_id, resolved) == len(expected)
+    assert [m.solution_id for m in iter_matches(ledger, run_id, resolved, chunk=5)] == expected
+    assert _in_sql_alone(ledger, run_id, resolved) == expected
 
 
 def test_the_command_counts_lists_and_refuses_cleanly(any_url):
