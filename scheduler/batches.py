@@ -93,3 +93,13 @@ def message_cap(remaining: float, target: float, share: int = GUIDED_SHARE) -> f
     """The estimated seconds a message may hold when ``remaining`` seconds of work are not
     yet in a message and ``share`` workers serve the queue (see :func:`pack`)."""
     return min(target, max(MESSAGE_FLOOR_SECONDS, remaining / share))
+
+
+def messages_of(sub_ids: Sequence[int], weights: Sequence[Fraction | float] | None, rate: float | None,
+                target: float, share: int | None, at_most: int | None) -> list[list[int]]:
+    """The messages a run's subproblems are sent in (:func:`pack`; no ``weights`` or
+    ``rate``: one each), the first ``at_most`` only, where the workers pull the rest from
+    the ledger.  Both senders, Celery's (:mod:`scheduler.celery_executor`) and ``submit``'s
+    (:mod:`scheduler.redis_sender`), send these."""
+    return pack(sub_ids, weights if weights is not None else [0] * len(sub_ids),
+                rate if weights is not None else None, target, share=share)[:at_most]

@@ -31,8 +31,6 @@ def checked_broker_url(url: str | None = None) -> str:
     not a number."""
     from urllib.parse import urlsplit
 
-    from kombu.transport import TRANSPORT_ALIASES
-
     from .errors import BrokerError
 
     url = broker_url(url)
@@ -40,14 +38,22 @@ def checked_broker_url(url: str | None = None) -> str:
     if "://" not in url:
         raise BrokerError(f"broker URL {url!r} is not a URL: it needs a transport and a host ({example})")
     scheme = url.split("://", 1)[0]
-    if scheme.split("+", 1)[0] not in TRANSPORT_ALIASES:
-        known = ", ".join(t for t in ("redis", "rediss", "amqp", "amqps", "sqs", "memory") if t in TRANSPORT_ALIASES)
-        raise BrokerError(f"broker URL {_without_password(url)!r}: unknown transport {scheme!r} (known: {known}, ...)")
+    if scheme not in ("redis", "rediss") and scheme.split("+", 1)[0] not in _kombu_transports():
+        known = ", ".join(t for t in ("redis", "rediss", "amqp", "amqps", "sqs", "memory") if t in _kombu_transports())
+        raise BrokerError(f"broker URL {without_password(url)!r}: unknown transport {scheme!r} (known: {known}, ...)")
     try:
         urlsplit(url).port
     except ValueError:
-        raise BrokerError(f"broker URL {_without_password(url)!r}: the port is not a number in 0..65535") from None
+        raise BrokerError(f"broker URL {without_password(url)!r}: the port is not a number in 0..65535") from None
     return url
+
+
+def _kombu_transports():
+    """The transports kombu knows (loaded only for a broker other than plain Redis:
+    ``submit`` to Redis goes without kombu)."""
+    from kombu.transport import TRANSPORT_ALIASES
+
+    return TRANSPORT_ALIASES
 
 
 def is_redis_url(url: str) -> bool:
@@ -56,7 +62,7 @@ def is_redis_url(url: str) -> bool:
     return url.split("://", 1)[0].split("+", 1)[0] in ("redis", "rediss")
 
 
-def _without_password(url: str) -> str:
+def without_password(url: str) -> str:
     """The URL with its password replaced by ``***``, for messages."""
     from urllib.parse import urlsplit
 

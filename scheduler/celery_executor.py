@@ -10,7 +10,7 @@ import logging
 from fractions import Fraction
 from typing import Sequence
 
-from .batches import MESSAGE_SECONDS, pack
+from .batches import MESSAGE_SECONDS, messages_of
 from .celery_config import SOLVE_TASK_NAME, VERIFY_TASK_NAME, checked_broker_url, make_app
 from .db import Ledger, safe_url
 from .errors import BrokerError
@@ -36,6 +36,11 @@ class CeleryExecutor:
         if self._requests is False:
             self._requests = WorkRequests.for_broker(self.url)
         return self._requests  # type: ignore[return-value]
+
+    @property
+    def counts_workers(self) -> bool:
+        """Whether the workers serving a queue announce themselves here (a Redis broker)."""
+        return self.requests is not None
 
     def check(self, queue: str | None = None) -> None:
         """Raise :class:`BrokerError` when the broker does not answer.  The connection
@@ -127,8 +132,7 @@ class CeleryExecutor:
             return []
         if ledger is not None:
             mark_queued(ledger, sub_ids)
-        messages = pack(sub_ids, weights if weights is not None else [0] * len(sub_ids),
-                        rate if weights is not None else None, target, share=share)[:at_most]
+        messages = messages_of(sub_ids, weights, rate, target, share, at_most)
         self._send(SOLVE_TASK_NAME, [[run_id, m] for m in messages], queue)
         if self._requests:  # a worker: one of this run's may be waiting for work
             self._requests.fed(run_id)

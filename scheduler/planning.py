@@ -242,14 +242,20 @@ class PreparedRun:
         outcome = outcome_of(first, 0, 0, self.mode)
         return None if outcome.frontier else outcome
 
-    def estimate_later(self, ledger: Ledger, run_id: int) -> Estimate | None:
+    def estimate_later(self, ledger: Any, run_id: int) -> Estimate | None:
         """Make the estimate :func:`prepare` deferred and record it on the written run
-        (None, and nothing recorded, where the tree cannot be estimated)."""
-        from .ledger import record_estimate
-
+        (None, and nothing recorded, where the tree cannot be estimated).  ``ledger``: the
+        ledger, or one that records an estimate itself (``record_estimate``, as
+        :class:`~scheduler.direct_writes.DirectWrites`: without SQLAlchemy)."""
         self.estimate = self.make_estimate()
         if self.estimate is not None:
-            record_estimate(ledger, run_id, estimate_json(self.estimate), round(self.estimate.nodes.value))
+            estimate, nodes = estimate_json(self.estimate), round(self.estimate.nodes.value)
+            if hasattr(ledger, "record_estimate"):
+                ledger.record_estimate(run_id, estimate, nodes)
+            else:
+                from .ledger import record_estimate
+
+                record_estimate(ledger, run_id, estimate, nodes)
         return self.estimate
 
     def make_estimate(self) -> Estimate | None:

@@ -42,10 +42,17 @@ class DirectReads:
         self._sql: dict[str, str] = {}
 
     def __call__(self, sql: str, **params: Any) -> Sequence[Sequence[Any]]:
-        if self.dialect == "postgresql":  # psycopg's parameters are %(name)s
-            sql = self._sql.get(sql) or self._sql.setdefault(sql, _PARAM.sub(r"%(\1)s", sql))
-        cur = self.conn.execute(sql, params)
-        return cur.fetchall()
+        return self.execute(sql, params).fetchall()
+
+    def execute(self, sql: str, params: dict[str, Any]) -> Any:
+        """Run ``sql`` (``:name`` parameters) with ``params``; the driver's cursor."""
+        return self.conn.execute(self.driver_sql(sql), params)
+
+    def driver_sql(self, sql: str) -> str:
+        """``sql`` in the driver's parameters: psycopg's are ``%(name)s``."""
+        if self.dialect != "postgresql":
+            return sql
+        return self._sql.get(sql) or self._sql.setdefault(sql, _PARAM.sub(r"%(\1)s", sql))
 
     def list_runs(self, **kwargs: Any) -> list[dict[str, Any]]:
         return reads.list_runs(self, **kwargs)
@@ -66,8 +73,9 @@ class DirectReads:
         self.conn.close()
 
 
-def open_direct(url: str) -> DirectReads | None:
-    """The ledger at ``url`` for reading without SQLAlchemy, or None (see above)."""
+def open_direct(url: str, cls: type[DirectReads] = DirectReads) -> DirectReads | None:
+    """The ledger at ``url`` for reading without SQLAlchemy, or None (see above), as
+    ``cls`` (:class:`scheduler.direct_writes.DirectWrites` writes too)."""
     head = head_revision()
     if head is None:
         return None
@@ -79,7 +87,7 @@ def open_direct(url: str) -> DirectReads | None:
             conn = sqlite3.connect(path, timeout=60, isolation_level=None)
         except sqlite3.Error:
             return None
-        reader = DirectReads(conn, "sqlite", url)
+        reader = cls(conn, "sqlite", url)
     else:
         m = _PG_URL.match(url)
         if m is None:
@@ -95,7 +103,7 @@ def open_direct(url: str) -> DirectReads | None:
         except psycopg.Error:  # open_ledger says why, as it always did
             return None
         shown = url if m["password"] is None else url.replace(f":{m['password']}@", ":***@", 1)
-        reader = DirectReads(conn, "postgresql", shown)
+        reader = cls(conn, "postgresql", shown)
     try:
         stored = [v for (v,) in reader("SELECT version_num FROM alembic_version")]
     except Exception:  # no such table (open_ledger makes it, or says what is wrong)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from core.search import Stats, Subpath
 
@@ -37,6 +37,29 @@ def run_row(*, problem: Problem, mode: Mode, options: RunOptions, executor: Exec
         n_planned=len(frontier), plan_stats=plan_stats, created_at=started or utcnow(),
         verify_fraction=verify_fraction, estimated_nodes=estimated_nodes, modulus=modulus,
     )
+
+
+def subproblem_rows(run_id: int, frontier: Iterable[Subpath], parent_id: int | None,
+                    now: dt.datetime | None) -> list[dict[str, Any]]:
+    """A frontier as pending subproblem rows of a run (``now``: stamped as sent to a queue)."""
+    rows = []
+    for sub in frontier:
+        num, den, approx = fraction_parts(sub.weight)
+        rows.append(
+            dict(
+                run_id=run_id,
+                path=path_text(sub.path),
+                depth=len(sub.path),
+                weight_num=num,
+                weight_den=den,
+                weight_f=approx,
+                parent_id=parent_id,
+                state=SubproblemState.PENDING,
+                attempts=0,
+                queued_at=now,
+            )
+        )
+    return rows
 
 
 def counted_rows(row: dict[str, Any], outcome: Outcome) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -38,7 +38,7 @@ def store_solutions(conn: "Connection | Session", run_id: int, sub_id: int, solu
     driver = connection.connection.driver_connection
     try:
         if dialect.name == "postgresql":
-            _store_postgresql(driver, run_id, sub_id, solutions)
+            store_postgresql(driver, run_id, sub_id, solutions)
         else:
             store_sqlite(driver, run_id, sub_id, solutions)
     except dialect.loaded_dbapi.Error as exc:  # as SQLAlchemy's own (an outage is an OperationalError)
@@ -62,7 +62,8 @@ def store_sqlite(driver, run_id: int, sub_id: int, solutions: Sequence[Sequence[
         cursor.close()
 
 
-def _store_postgresql(driver, run_id: int, sub_id: int, solutions: Sequence[Sequence[int]]) -> None:
+def store_postgresql(driver, run_id: int, sub_id: int, solutions: Sequence[Sequence[int]]) -> None:
+    """The PostgreSQL way, on a psycopg connection (also :mod:`scheduler.direct_writes`')."""
     with driver.cursor() as cursor:
         cursor.execute("SELECT nextval(pg_get_serial_sequence('solutions', 'id')) FROM generate_series(1, %s)",
                        (len(solutions),))

@@ -43,12 +43,13 @@ if TYPE_CHECKING:
 
 #: the URLs of a SQLite file that sqlite3 opens as SQLAlchemy's default SQLite driver does
 PREFIXES = ("sqlite:///", "sqlite+pysqlite:///")
-#: the columns this module writes whose type in :mod:`scheduler.models` stores them
+#: the columns this module (and :mod:`scheduler.direct_writes`) writes whose type in :mod:`scheduler.models` stores them
 #: otherwise than as they are: JSON, exact counts (``BigCount``), times (``DateTime``)
 JSON_COLUMNS = {"runs": {"spec", "options", "stats", "plan_stats"}, "subproblems": {"stats"}}
 COUNT_COLUMNS = {"runs": {"solutions", "distinct", "nodes", "estimated_nodes", "modulus"},
                  "subproblems": {"count", "distinct"}}
-TIME_COLUMNS = {"runs": {"created_at", "finished_at"}, "subproblems": {"lease_expires", "queued_at", "finished_at"}}
+TIME_COLUMNS = {"runs": {"created_at", "finished_at"}, "subproblems": {"lease_expires", "queued_at", "finished_at"},
+                "verifications": {"lease_expires", "queued_at", "finished_at"}}
 
 
 def sqlite_file(url: str) -> str | None:
@@ -121,7 +122,7 @@ class DirectLedger:
             store_sqlite(self.conn, run_id, sub_id, solutions)
             run["plan_stats"] = {**(run["plan_stats"] or {}), "times": times()}
             self.conn.execute("UPDATE runs SET plan_stats = ? WHERE id = ?",
-                              (_stored("runs", "plan_stats", run["plan_stats"]), run_id))
+                              (stored("runs", "plan_stats", run["plan_stats"]), run_id))
             self.conn.execute("COMMIT")
         except BaseException:  # an error, or Ctrl-C: nothing of the run stays
             self.conn.execute("ROLLBACK")
@@ -132,14 +133,14 @@ class DirectLedger:
         columns = ", ".join(f'"{c}"' for c in values)  # ("distinct" is a keyword)
         marks = ", ".join("?" * len(values))
         cur = self.conn.execute(f"INSERT INTO {table} ({columns}) VALUES ({marks})",
-                                [_stored(table, c, v) for c, v in values.items()])
+                                [stored(table, c, v) for c, v in values.items()])
         return cur.lastrowid
 
     def close(self) -> None:
         self.conn.close()
 
 
-def _stored(table: str, column: str, value: Any) -> Any:
+def stored(table: str, column: str, value: Any) -> Any:
     """A value as SQLAlchemy's SQLite dialect stores it in ``table.column``."""
     if column in JSON_COLUMNS.get(table, ()):
         return json.dumps(value)  # (None too: the JSON type stores null, not NULL)
@@ -154,11 +155,11 @@ def _stored(table: str, column: str, value: Any) -> Any:
     return value
 
 
-def _summary(run_id: int, run: dict[str, Any], sub_id: int, root: dict[str, Any], stored: int) -> dict[str, Any]:
+def _summary(run_id: int, run: dict[str, Any], sub_id: int, root: dict[str, Any], n_stored: int) -> dict[str, Any]:
     """The summary of the run just written, as :func:`scheduler.queries.run_summary` would
     read it back: its JSON columns as JSON gives them back."""
-    read = SimpleNamespace(id=run_id, error=None, **{c: json.loads(_stored("runs", c, v))
+    read = SimpleNamespace(id=run_id, error=None, **{c: json.loads(stored("runs", c, v))
                                                      if c in JSON_COLUMNS["runs"] else v for c, v in run.items()})
     done = SimpleNamespace(id=sub_id, **root)
     p = progress_of(read, states={str(SubproblemState.DONE): 1}, done_f=root["done_f"], solutions=None, nodes=None)
-    return summarise(read, [done], stored, p, None)
+    return summarise(read, [done], n_stored, p, None)

@@ -84,6 +84,14 @@ class App:
 
         return DirectLedger.open(resolve_url(self.db_url))
 
+    def direct_writes(self):
+        """The ledger for ``submit`` to write its run without SQLAlchemy
+        (:class:`~scheduler.direct_writes.DirectWrites`), else None (then :meth:`ledger`)."""
+        from ..direct_writes import DirectWrites
+        from ..env import resolve_url
+
+        return DirectWrites.open(resolve_url(self.db_url))
+
     def direct_reads(self):
         """The ledger for ``runs`` and ``show`` to read without SQLAlchemy
         (:class:`~scheduler.read_direct.DirectReads`), else None (then :meth:`ledger`)."""

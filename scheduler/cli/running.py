@@ -202,32 +202,44 @@ def _report(app: App, s: dict[str, Any], prepared: PreparedRun, rows: list[listi
 def submit(app: App, request: RunRequest, queue: str | None, wait: bool) -> None:
     """Plan a run and queue its subproblems for Celery workers."""
     from ..batches import CLUSTER_WORKERS, message_target
-    from ..ledger import close_run
     from ..planning import prepare
-    from ..queries import run_summary
-    from ..celery_executor import CeleryExecutor
     from ..pulling import pulls_from_ledger
 
-    executor = CeleryExecutor(app.broker_url)
+    # --wait follows the run through the ledger's own code and Celery (its scheduler rounds): both
+    # loaded before the run starts, not while it runs (loaded after its messages, under the
+    # step back, they made the exit 1.1-1.3 s late on a loaded machine: 2026-12-07)
+    executor = _sender(app, celery=wait)
     queue_name = queue or DEFAULT_QUEUE
     executor.check(queue_name)
     serving = executor.workforce(queue_name)  # the worker processes there are: the run is planned for them
     request = replace(request, options=replace(request.options, queue=queue, workers=serving))
-    ledger = app.ledger()  # it must answer before any work
+    direct = None if wait else app.direct_writes()  # it must answer before any work: without SQLAlchemy where it can
+    ledger = app.ledger() if direct is None else None
     prepared = prepare(request, workers=serving or CLUSTER_WORKERS, defer_estimate=True, cluster=True,
                        hosts=executor.hosts(queue_name) if serving else 1)
-    created = prepared.create(ledger, ExecutorKind.CELERY, queued=True)  # stamped as sent: sent next
+    if direct is not None and prepared.counted() is not None:  # written closed, by the ledger's own code
+        direct.close()
+        direct, ledger = None, app.ledger()
+    if direct is not None:  # stamped as sent: sent next
+        created = direct.create_run(prepared, ExecutorKind.CELERY)
+        verifications = created.verifications
+    else:
+        created = prepared.create(ledger, ExecutorKind.CELERY, queued=True)
+        verifications = open_verifications(ledger, created.run_id)
     run_id, pending = created.run_id, created.pending
     # a message for each worker; where they pull, the rest of the plan waits in the ledger for them
     at_most = (serving or CLUSTER_WORKERS) if pulls_from_ledger(prepared.mode, bool(prepared.options.verify)) else None
     sent = executor.dispatch(run_id, pending, queue_name, weights=created.weights, rate=prepared.seconds_per_weight,
                              target=message_target(prepared.options.task_seconds), share=serving, at_most=at_most)
     messages, held = len(sent), len(pending) - sum(len(m) for m in sent)
-    executor.dispatch_verifications(run_id, open_verifications(ledger, run_id), queue_name, ledger)
-    finished = prepared.done_in_planning or close_run(ledger, run_id)  # planning may have counted everything
+    executor.dispatch_verifications(run_id, verifications, queue_name)
+    # planning may have counted everything; a verified run's root may have been all there was
+    finished = prepared.done_in_planning or (not pending and not verifications and _closed(app, run_id))
     _step_back()
     if prepared.estimate_deferred:  # sampled while the workers start on the subproblems
-        prepared.estimate_later(ledger, run_id)
+        prepared.estimate_later(direct if direct is not None else ledger, run_id)
+    if direct is not None:
+        direct.close()
     if app.as_json:
         data: dict[str, Any] = {"run_id": run_id, "status": RunStatus.DONE if finished else RunStatus.RUNNING,
                                 "subproblems": len(pending), "messages": messages, "held": held, "workers": serving}
@@ -236,26 +248,61 @@ def submit(app: App, request: RunRequest, queue: str | None, wait: bool) -> None
         app.echo_json(data)
         sys.stdout.flush()
     else:
-        line = render.before_the_run(prepared)
-        if line:
-            click.echo(line)
-        if finished:
-            click.echo(render.headline(run_summary(ledger, run_id)) + " (while planning: nothing left to queue)")
-        else:
-            verify = prepared.options.verify
-            notes = [f"{render.plural(serving, 'worker process', 'worker processes')} serving it" if serving
-                     else f"no worker has announced itself on it: planned for {CLUSTER_WORKERS}"
-                     if executor.requests is not None
-                     else f"workers are counted on a Redis broker only: planned for {CLUSTER_WORKERS}"]
-            if held:
-                notes.append(f"the other {held:,} wait in the ledger for the workers to pull")
-            if verify:
-                notes.append(f"verifying a random {100 * verify:g}% of the complete ones")
-            n = len(pending)
-            click.echo(f"run {run_id} submitted: {n:,} subproblem{'' if n == 1 else 's'} in {messages} "
-                       f"message{'' if messages == 1 else 's'} on queue {queue_name} ({'; '.join(notes)})")
+        _submitted(app, prepared, run_id, finished, queue_name, serving, executor.counts_workers, len(pending),
+                   messages, held)
     if wait:  # its messages were just sent: the first scheduler round can wait its turn
         follow(app, ledger, run_id, executor, tick_now=False)
+
+
+def _sender(app: App, *, celery: bool = False):
+    """What sends ``submit``'s messages: on a Redis broker its own messages over redis-py
+    (:class:`~scheduler.redis_sender.RedisSender`: no Celery, no kombu), else, or asked
+    for ``celery``, Celery's app (:class:`~scheduler.celery_executor.CeleryExecutor`)."""
+    from ..celery_config import checked_broker_url
+
+    url = checked_broker_url(app.broker_url)
+    if not celery:
+        from ..redis_sender import RedisSender
+
+        sender = RedisSender.for_broker(url)
+        if sender is not None:
+            return sender
+    from ..celery_executor import CeleryExecutor
+
+    return CeleryExecutor(url)
+
+
+def _closed(app: App, run_id: int) -> bool:
+    """Close a run of which nothing is open (its totals, by the ledger's own code)."""
+    from ..ledger import close_run
+
+    return close_run(app.ledger(), run_id)
+
+
+def _submitted(app: App, prepared: PreparedRun, run_id: int, finished: bool, queue_name: str, serving: int | None,
+               counts_workers: bool, n: int, messages: int, held: int) -> None:
+    """What ``submit`` prints without ``--json``: the estimate, then the run queued, or
+    counted while planning."""
+    from ..batches import CLUSTER_WORKERS
+
+    line = render.before_the_run(prepared)
+    if line:
+        click.echo(line)
+    if finished:
+        from ..queries import run_summary
+
+        click.echo(render.headline(run_summary(app.ledger(), run_id)) + " (while planning: nothing left to queue)")
+        return
+    verify = prepared.options.verify
+    notes = [f"{render.plural(serving, 'worker process', 'worker processes')} serving it" if serving
+             else f"no worker has announced itself on it: planned for {CLUSTER_WORKERS}" if counts_workers
+             else f"workers are counted on a Redis broker only: planned for {CLUSTER_WORKERS}"]
+    if held:
+        notes.append(f"the other {held:,} wait in the ledger for the workers to pull")
+    if verify:
+        notes.append(f"verifying a random {100 * verify:g}% of the complete ones")
+    click.echo(f"run {run_id} submitted: {n:,} subproblem{'' if n == 1 else 's'} in {messages} "
+               f"message{'' if messages == 1 else 's'} on queue {queue_name} ({'; '.join(notes)})")
 
 
 def _step_back() -> None:

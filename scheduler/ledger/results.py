@@ -15,9 +15,10 @@ from sqlalchemy import Connection, bindparam, insert, update
 from sqlalchemy.orm import Session
 
 from ..census_codec import pack_census
-from ..codec import count_text, fraction_parts
+from ..codec import count_text
 from ..db import Ledger
 from ..models import CensusRow, Subproblem, utcnow
+from ..record_sql import RECORD as _RECORD_SQLITE, STATES, record_values as _values
 from ..solution_index import store_solutions
 from ..states import OPEN, SubproblemState
 from ..work import Outcome
@@ -68,17 +69,6 @@ def record(conn: Connection | Session, outcome: Outcome, *, queued: bool = False
     return children
 
 
-def _values(outcome: Outcome, now) -> dict:
-    """The parameters of :data:`_RECORD` for a result."""
-    num, den, approx = fraction_parts(outcome.weight_done)
-    return {
-        "sub_id": outcome.sub_id, "r_count": outcome.count, "r_distinct": outcome.distinct,
-        "r_nodes": outcome.nodes, "r_seconds": outcome.seconds, "r_stats": outcome.stats, "r_num": num,
-        "r_den": den, "r_f": approx, "r_stopped": outcome.stopped_by, "r_donated": len(outcome.frontier),
-        "r_worker": outcome.worker, "now": now,
-    }
-
-
 #: :data:`_RECORD` in psycopg's placeholders, its id returned when it wrote, for sending
 #: many together (:mod:`.pipeline`); its values typed as the columns' types would
 #: (:func:`_pg_values`).  Tested against :data:`_RECORD` row for row.
@@ -121,17 +111,6 @@ def record_all(conn: Connection, outcomes: Sequence[Outcome], *, queued: bool = 
     return [record(conn, o, queued=queued, sampling=sampling) for o in outcomes]
 
 
-#: :data:`_RECORD` for the sqlite3 driver's own cursor (named placeholders), its values
-#: bound by the columns' own types (:func:`_sqlite_values`).  Tested against
-#: :data:`_RECORD` row for row.
-_RECORD_SQLITE = (
-    f"UPDATE {SUB.name} SET state = :done, count = :r_count, \"distinct\" = :r_distinct, nodes = :r_nodes, "
-    "seconds = :r_seconds, stats = :r_stats, done_num = :r_num, done_den = :r_den, done_f = :r_f, "
-    "stopped_by = :r_stopped, n_donated = :r_donated, worker = :r_worker, finished_at = :now, "
-    "lease_expires = NULL WHERE id = :sub_id AND state IN (:pending, :leased)"
-)
-
-
 #: a result's census row (:func:`record`'s insert) for the sqlite3 driver's own cursor
 _INSERT_CENSUS_SQLITE = f"INSERT INTO {CEN.name} (subproblem_id, run_id, counts) VALUES (?, ?, ?)"
 
@@ -150,8 +129,7 @@ def _sqlite_values(outcome: Outcome, now, dialect) -> dict:
     values = _values(outcome, now)
     for name, bind in _sqlite_binds(dialect).items():
         values[name] = bind(values[name])
-    values.update(done=str(SubproblemState.DONE), pending=str(SubproblemState.PENDING),
-                  leased=str(SubproblemState.LEASED))
+    values.update(STATES)
     return values
 
 

@@ -1,44 +1,20 @@
 """Subproblem rows: a frontier written as pending subproblems of a run; their weights."""
 from __future__ import annotations
 
-import datetime as dt
 from functools import lru_cache
 from fractions import Fraction
-from typing import Iterable, Sequence
+from typing import Sequence
 
 from sqlalchemy import Connection, insert, select
 from sqlalchemy.orm import Session
 
-from core.search import Subpath
-
-from ..codec import fraction_of, fraction_parts, path_text
+from ..codec import fraction_of
 from ..models import Subproblem
-from ..states import SubproblemState
+from ..rows import subproblem_rows  # noqa: F401  (re-exported: written without SQLAlchemy too)
 from .pipeline import pipelined, pipelines
 
 SUB = Subproblem.__table__
 _INSERT_SUBS = insert(SUB).returning(SUB.c.id, sort_by_parameter_order=True)
-
-
-def subproblem_rows(run_id: int, frontier: Iterable[Subpath], parent_id: int | None, now: dt.datetime | None):
-    rows = []
-    for sub in frontier:
-        num, den, approx = fraction_parts(sub.weight)
-        rows.append(
-            dict(
-                run_id=run_id,
-                path=path_text(sub.path),
-                depth=len(sub.path),
-                weight_num=num,
-                weight_den=den,
-                weight_f=approx,
-                parent_id=parent_id,
-                state=SubproblemState.PENDING,
-                attempts=0,
-                queued_at=now,
-            )
-        )
-    return rows
 
 
 def insert_subproblems(conn: Connection | Session, rows: list[dict]) -> list[int]:

@@ -2,10 +2,9 @@
 re-solved, and the rows of the ``verifications`` table that carry that work (re-solving
 and comparing is :mod:`scheduler.verification`).
 
-A subproblem is sampled by a hashed coin: ``sha256(seed, path) < P``.  The choice
-depends only on the run's seed and the path, so it is the same whoever records the
-result, however often, and after a resume.  The row is written in the transaction that
-records the result, so a sampled result never exists without its verification.
+A subproblem is sampled by a hashed coin (:mod:`scheduler.sampling`).  The row is
+written in the transaction that records the result, so a sampled result never exists
+without its verification.
 
 Each row names the worker that recorded the result (``worker``); whoever verifies must be
 a different process.  States: pending, leased, done, cancelled — like subproblems.
@@ -13,7 +12,6 @@ a different process.  States: pending, leased, done, cancelled — like subprobl
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -21,8 +19,9 @@ from sqlalchemy import Connection, and_, bindparam, func, insert, or_, select, u
 from sqlalchemy.orm import Session
 
 from .. import reads
-from ..codec import path_of, path_text
+from ..codec import path_of
 from ..models import Run, Subproblem, Verification, utcnow
+from ..sampling import Sampling, sampling_of, wants_verification  # noqa: F401  (re-exported)
 from ..states import OPEN, RunStatus, SubproblemState
 from .ends import announce_end
 
@@ -33,32 +32,6 @@ MAX_REFUSALS = 6
 VER = Verification.__table__
 SUB = Subproblem.__table__
 RUN = Run.__table__
-
-
-@dataclass(frozen=True)
-class Sampling:
-    """A run's ``--verify``: the fraction of complete subproblems re-solved, and the seed."""
-
-    fraction: float
-    seed: int = 0
-
-    def picks(self, path: Sequence[int]) -> bool:
-        """Whether the complete subproblem at ``path`` is verified."""
-        digest = hashlib.sha256(f"{self.seed}:{path_text(path)}".encode()).digest()
-        return int.from_bytes(digest[:8], "big") / 2.0**64 < self.fraction
-
-
-def sampling_of(verify_fraction: float | None, seed: int | None) -> Sampling | None:
-    """The run's sampling, or None when it is not a verified run."""
-    if not verify_fraction:
-        return None
-    return Sampling(float(verify_fraction), int(seed or 0))
-
-
-def wants_verification(sampling: Sampling | None, outcome) -> bool:
-    """Whether a recorded outcome gets a verification: a complete subproblem, sampled."""
-    return (sampling is not None and outcome.stopped_by is None and not outcome.frontier
-            and sampling.picks(outcome.path))
 
 
 def insert_verification(conn: Connection | Session, outcome, now: dt.datetime | None) -> None:

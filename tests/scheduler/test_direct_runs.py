@@ -20,7 +20,7 @@ import scheduler.rows as rows_module
 from core.solver_options import SolverOptions
 from scheduler.db import close_ledger, open_ledger
 from scheduler.migrate import current_revision, upgrade
-from scheduler.models import BigCount, Run, Subproblem
+from scheduler.models import BigCount, Run, Subproblem, Verification
 from scheduler.phases import PHASES
 from scheduler.planning import RunRequest, prepare
 from scheduler.queries import run_summary
@@ -154,11 +154,11 @@ def test_an_interruption_inside_the_transaction_leaves_nothing(sqlite_url):
 def test_the_columns_stored_otherwise_are_the_models(sqlite_url):
     """The columns sqlite_direct converts are those whose type in scheduler.models stores
     them otherwise than as they are."""
-    for model in (Run, Subproblem):
+    for model in (Run, Subproblem, Verification):
         table = model.__tablename__
         columns = model.__table__.columns
-        assert {c.name for c in columns if isinstance(c.type, JSON)} == JSON_COLUMNS[table]
-        assert {c.name for c in columns if isinstance(c.type, BigCount)} == COUNT_COLUMNS[table]
+        assert {c.name for c in columns if isinstance(c.type, JSON)} == JSON_COLUMNS.get(table, set())
+        assert {c.name for c in columns if isinstance(c.type, BigCount)} == COUNT_COLUMNS.get(table, set())
         assert {c.name for c in columns if isinstance(c.type, DateTime)} == TIME_COLUMNS[table]
 
 
