@@ -13,13 +13,15 @@ faster than ``INTERSECT`` / ``UNION`` / ``EXCEPT`` (:func:`matches_sql`, which a
 query in SQL alone: docs/ledger.md and docs/performance.md).  A ``not`` with nothing
 positive beside it needs every stored id of the run: when the run's ids are contiguous
 (its count is ``hi - lo + 1``) that is every bit; otherwise (another run stored solutions
-meanwhile) they are read too.  Only the page asked for is read from ``solutions`` (by id).
+meanwhile) they are read too.  Where ``hi - lo`` passes 2**24 the ids are read in slices of
+that many, so that no text passes the databases' limit.  Only the page asked for is read from
+``solutions`` (by id).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache, cached_property
-from typing import Iterator
+from typing import Callable, Iterator
 
 from sqlalchemy import bindparam, text
 
@@ -125,14 +127,13 @@ def find_matches(ledger: Ledger, run_id: int, q: Resolved) -> Matches:
         lo, hi = session.execute(text(bounds_sql(run_id))).one()
         if lo is None:
             return BitMatches(0, 0)
-        nbits = hi - lo + 1
         dialect = ledger.dialect
         read: dict[frozenset[int], Bits] = {}
 
         def bits_of(u: Uses) -> Bits:
             if u.options not in read:
-                sql = condition_ids_sql(run_id, u, lo, hi, dialect)
-                read[u.options] = bits_of_ids(session.execute(text(sql)).scalar() if u.options else None, lo, nbits)
+                read[u.options] = _read_bits(session, lambda a, b: condition_ids_sql(run_id, u, a, b, dialect),
+                                             lo, hi) if u.options else 0
             return read[u.options]
 
         @cache
@@ -163,11 +164,26 @@ def condition_ids_sql(run_id: int, u: Uses, lo: int, hi: int, dialect: str) -> s
 def _run_ids(session, run_id: int, lo: int, hi: int, dialect: str) -> Bits:
     """Every stored solution of the run between ``lo`` and ``hi``: all the bits when
     there are ``hi - lo + 1`` of them, else their ids read."""
-    where = f"FROM solutions WHERE run_id = {run_id} AND id BETWEEN {lo} AND {hi}"
-    if session.execute(text(f"SELECT count(*) {where}")).scalar_one() == hi - lo + 1:
+    count = f"SELECT count(*) FROM solutions WHERE run_id = {run_id} AND id BETWEEN {lo} AND {hi}"
+    if session.execute(text(count)).scalar_one() == hi - lo + 1:
         return (1 << (hi - lo + 1)) - 1
-    ids = session.execute(text(f"SELECT {_joined_ids(dialect, 'id')} {where}")).scalar()
-    return bits_of_ids(ids, lo, hi - lo + 1)
+    return _read_bits(session, lambda a, b: f"SELECT {_joined_ids(dialect, 'id')} FROM solutions "
+                      f"WHERE run_id = {run_id} AND id BETWEEN {a} AND {b}", lo, hi)
+
+
+#: the most ids one statement joins into a text: 2**24 ids of at most 20 characters each
+#: stay well under the 1 GB that SQLite and PostgreSQL allow a value
+SLICE = 1 << 24
+
+
+def _read_bits(session, ids_between: Callable[[int, int], str], lo: int, hi: int) -> Bits:
+    """The bitmap over ``lo``..``hi`` of the ids that the SQL ``ids_between(a, b)`` joins
+    into a text, read in slices of at most :data:`SLICE` ids (one statement below that)."""
+    bits = 0
+    for a in range(lo, hi + 1, SLICE):
+        b = min(a + SLICE - 1, hi)
+        bits |= bits_of_ids(session.execute(text(ids_between(a, b))).scalar(), a, b - a + 1) << (a - lo)
+    return bits
 
 
 def count_matches(ledger: Ledger, run_id: int, q: Resolved) -> int:
