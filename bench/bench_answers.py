@@ -5,6 +5,7 @@ real PostgreSQL ledger and Redis broker.  By hand, never in CI:
     .venv/bin/python bench/bench_answers.py --ratio         # and two Celery workers against one local worker
     .venv/bin/python bench/bench_answers.py --pg postgresql://postgres@127.0.0.1:5432/test --repeat 7
     .venv/bin/python bench/bench_answers.py --reads --against /other/checkout/.venv/bin/tilecensus
+    .venv/bin/python bench/bench_answers.py --submits --against /other/checkout/.venv/bin/tilecensus
 
 It makes a fresh database beside ``--pg``'s, starts two workers (concurrency 1 each) on
 a queue of its own, and prints, best and median of ``--repeat`` fresh processes:
@@ -15,6 +16,11 @@ a queue of its own, and prints, best and median of ``--repeat`` fresh processes:
 * with ``--reads``: only ``runs`` and ``show N`` (no workers: two runs solved here), best
   and median wall time and the CPU time of the process; with ``--against EXE`` (another
   checkout's ``tilecensus``, say the one before a change) the two alternate, side by side;
+* with ``--submits``: only ``submit`` without ``--wait`` (no workers: the messages wait
+  on a queue of the bench's, emptied at the end), of the default count of
+  ``pentomino-6x10`` (counted by levels) and of ``pentacubes-3x4x5`` (searched: its
+  estimate sampled after the messages are out), best and median wall time and the CPU
+  time of the process, alternating with ``--against`` where given (target 0.5 s);
 * with ``--ratio``: the pentacube box (``pentacubes-3x4x5``, default and ``--no-symmetry``)
   as the user waits, ``solve --workers 1`` against ``submit --wait`` on the two workers,
   alternating (targets 1.5x and 1.8x).
@@ -48,8 +54,9 @@ def timed(args: list[str], env: dict) -> tuple[float, float, str]:
     return time.perf_counter() - started, exited, proc.stdout
 
 
-def timed_cpu(exe: str, args: list[str], env: dict) -> tuple[float, float]:
-    """(wall seconds, CPU seconds) of the process ``EXE ARGS``."""
+def timed_cpu(exe: str, args: list[str], env: dict, statuses: list[str] | None = None) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of the process ``EXE ARGS``; with ``statuses``, the
+    ``status`` its ``--json`` printed is added to them."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     proc = subprocess.run([exe, *args], env=env, capture_output=True, text=True, timeout=600)
@@ -57,6 +64,8 @@ def timed_cpu(exe: str, args: list[str], env: dict) -> tuple[float, float]:
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
         raise SystemExit(f"{exe} {' '.join(args)} exited {proc.returncode}: {proc.stderr.strip()}")
+    if statuses is not None:
+        statuses.append(json.loads(proc.stdout.splitlines()[-1])["status"])
     return wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
 
 
@@ -74,6 +83,31 @@ def reads(env: dict, repeat: int, against: str | None) -> None:
             walls = [w for w, _ in xs]
             print(f"{' '.join(args):20s} {k:8s} best {min(walls):6.3f} s  median {statistics.median(walls):6.3f} s"
                   f"  CPU best {min(c for _, c in xs):6.3f} s  (target 0.4 s)")
+
+
+SUBMITTED = ("pentomino-6x10", "pentacubes-3x4x5")
+
+
+def submits(env: dict, broker: str, queue: str, repeat: int, against: str | None) -> None:
+    """``submit NAME`` without workers, alternating with ``against`` where given."""
+    import redis
+
+    exes = {"this": TILECENSUS, **({"against": against} if against else {})}
+    try:
+        for name in SUBMITTED:
+            args = ["submit", name, "--queue", queue, "--json", "--no-progress"]
+            got: dict[str, list[tuple[float, float]]] = {k: [] for k in exes}
+            ends: dict[str, list[str]] = {k: [] for k in exes}  # done in planning, or running
+            for _ in range(repeat):
+                for k, exe in exes.items():
+                    got[k].append(timed_cpu(exe, args, env, ends[k]))
+            for k, xs in got.items():
+                walls = [w for w, _ in xs]
+                print(f"submit {name:18s} {k:8s} best {min(walls):6.3f} s  median {statistics.median(walls):6.3f} s"
+                      f"  CPU best {min(c for _, c in xs):6.3f} s  median {statistics.median(c for _, c in xs):6.3f} s"
+                      f"  (target 0.5 s)  {', '.join(f'{ends[k].count(e)} {e}' for e in sorted(set(ends[k])))}")
+    finally:
+        redis.Redis.from_url(broker).delete(queue)
 
 
 def finished_at(url: str, run_id: int) -> float:
@@ -96,7 +130,8 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--ratio", action="store_true")
     ap.add_argument("--reads", action="store_true", help="only runs and show N, without workers")
-    ap.add_argument("--against", metavar="EXE", help="with --reads: another tilecensus, alternating")
+    ap.add_argument("--submits", action="store_true", help="only submit without --wait, without workers")
+    ap.add_argument("--against", metavar="EXE", help="with --reads or --submits: another tilecensus, alternating")
     args = ap.parse_args()
     import psycopg
 
@@ -112,6 +147,11 @@ def main() -> None:
         if args.reads:
             print(f"{dt.datetime.now():%Y-%m-%d %H:%M}, load average {os.getloadavg()[0]:.1f}, {os.cpu_count()} CPUs")
             reads(env, args.repeat, args.against)
+            return
+        if args.submits:
+            print(f"{dt.datetime.now():%Y-%m-%d %H:%M}, load average {os.getloadavg()[0]:.1f}, {os.cpu_count()} CPUs")
+            submits(env, args.broker, queue, args.repeat, args.against)
+            print(f"{dt.datetime.now():%Y-%m-%d %H:%M}, load average {os.getloadavg()[0]:.1f} at the end")
             return
         workers = [subprocess.Popen([TILECENSUS, "worker", "--concurrency", "1", "--queues", queue, "--loglevel",
                                      "WARNING", "-n", f"{queue}-{i}@%h"], env=env, stdout=subprocess.DEVNULL,

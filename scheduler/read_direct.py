@@ -5,7 +5,7 @@ problem library.
 The questions and the summary are :mod:`scheduler.reads`, the same SQL and code the
 SQLAlchemy path runs; this module only opens the connection and runs the text.  Only
 where that is the same as the way through :func:`scheduler.db.open_ledger`: a plain
-SQLite file that exists (:func:`scheduler.sqlite_direct.sqlite_file`), or a PostgreSQL
+SQLite file that exists (:func:`sqlite_file`), or a PostgreSQL
 URL of plain user, password, host, port and database (no query string, nothing escaped),
 that answers, with its schema at the newest revision (``alembic_version`` against
 :func:`scheduler.schema_head.head_revision`).  Anything else — another URL, a database
@@ -15,20 +15,35 @@ goes through SQLAlchemy as before, with its checks and its messages.
 """
 from __future__ import annotations
 
+import os
 import re
 from typing import Any, Sequence
 
 from . import reads
 from .schema_head import head_revision
-from .sqlite_direct import sqlite_file
 from .states import RunStatus
 
+#: the URLs of a SQLite file that sqlite3 opens as SQLAlchemy's default SQLite driver does
+PREFIXES = ("sqlite:///", "sqlite+pysqlite:///")
 #: a PostgreSQL URL read here: ``postgresql[+psycopg]://[user[:password]@]host[:port]/database``
 _PG_URL = re.compile(r"^postgresql(?:\+psycopg)?://(?:(?P<user>[\w.~-]+)(?::(?P<password>[\w.~-]+))?@)?"
                      r"(?P<host>[\w.-]+)(?::(?P<port>\d+))?/(?P<database>[\w.~-]+)$")
 _PARAM = re.compile(r"(?<![:\w]):(\w+)")
 #: as :func:`scheduler.db.make_engine` connects to PostgreSQL
 PG_CONNECT_TIMEOUT = 5
+
+
+def sqlite_file(url: str) -> str | None:
+    """The path of the SQLite file a plain ``sqlite:///PATH`` URL names, when it exists;
+    None for any other URL (an in-memory or URI database, a query string, an escaped
+    character: SQLAlchemy reads those)."""
+    prefix = next((p for p in PREFIXES if url.startswith(p)), None)
+    if prefix is None:
+        return None
+    path = url[len(prefix):]
+    if not path or path == ":memory:" or path.startswith("file:") or any(c in path for c in "?%"):
+        return None
+    return path if os.path.isfile(path) else None
 
 
 class DirectReads:

@@ -202,6 +202,7 @@ def _report(app: App, s: dict[str, Any], prepared: PreparedRun, rows: list[listi
 def submit(app: App, request: RunRequest, queue: str | None, wait: bool) -> None:
     """Plan a run and queue its subproblems for Celery workers."""
     from ..batches import CLUSTER_WORKERS, message_target
+    from ..direct_writes import Created
     from ..planning import prepare
     from ..pulling import pulls_from_ledger
 
@@ -217,10 +218,12 @@ def submit(app: App, request: RunRequest, queue: str | None, wait: bool) -> None
     ledger = app.ledger() if direct is None else None
     prepared = prepare(request, workers=serving or CLUSTER_WORKERS, defer_estimate=True, cluster=True,
                        hosts=executor.hosts(queue_name) if serving else 1)
-    if direct is not None and prepared.counted() is not None:  # written closed, by the ledger's own code
-        direct.close()
-        direct, ledger = None, app.ledger()
-    if direct is not None:  # stamped as sent: sent next
+    counted = prepared.counted() if direct is not None else None
+    summary = None  # of a run that planning counted in full, written closed
+    if counted is not None:
+        recorded = direct.record_counted(prepared, ExecutorKind.CELERY, counted)
+        created, verifications, summary = Created(recorded.run_id, [], []), [], recorded.summary
+    elif direct is not None:  # stamped as sent: sent next
         created = direct.create_run(prepared, ExecutorKind.CELERY)
         verifications = created.verifications
     else:
@@ -234,8 +237,10 @@ def submit(app: App, request: RunRequest, queue: str | None, wait: bool) -> None
     messages, held = len(sent), len(pending) - sum(len(m) for m in sent)
     executor.dispatch_verifications(run_id, verifications, queue_name)
     # planning may have counted everything; a verified run's root may have been all there was
-    finished = prepared.done_in_planning or (not pending and not verifications and _closed(app, run_id))
-    _step_back()
+    finished = (summary is not None or prepared.done_in_planning
+                or (not pending and not verifications and _closed(app, run_id)))
+    if prepared.estimate_deferred or wait:  # work still to do here (a process only printing and exiting
+        _step_back()                        # does so at once: at the lowest priority it waited its turn)
     if prepared.estimate_deferred:  # sampled while the workers start on the subproblems
         prepared.estimate_later(direct if direct is not None else ledger, run_id)
     if direct is not None:
@@ -248,8 +253,8 @@ def submit(app: App, request: RunRequest, queue: str | None, wait: bool) -> None
         app.echo_json(data)
         sys.stdout.flush()
     else:
-        _submitted(app, prepared, run_id, finished, queue_name, serving, executor.counts_workers, len(pending),
-                   messages, held)
+        _submitted(prepared, run_id, summary or (_summary(app, run_id) if finished else None), queue_name, serving,
+                   executor.counts_workers, len(pending), messages, held)
     if wait:  # its messages were just sent: the first scheduler round can wait its turn
         follow(app, ledger, run_id, executor, tick_now=False)
 
@@ -279,19 +284,24 @@ def _closed(app: App, run_id: int) -> bool:
     return close_run(app.ledger(), run_id)
 
 
-def _submitted(app: App, prepared: PreparedRun, run_id: int, finished: bool, queue_name: str, serving: int | None,
-               counts_workers: bool, n: int, messages: int, held: int) -> None:
+def _summary(app: App, run_id: int) -> dict[str, Any]:
+    """A run's summary, read by the ledger's own code."""
+    from ..queries import run_summary
+
+    return run_summary(app.ledger(), run_id)
+
+
+def _submitted(prepared: PreparedRun, run_id: int, finished: dict[str, Any] | None, queue_name: str,
+               serving: int | None, counts_workers: bool, n: int, messages: int, held: int) -> None:
     """What ``submit`` prints without ``--json``: the estimate, then the run queued, or
-    counted while planning."""
+    counted while planning (``finished``: its summary)."""
     from ..batches import CLUSTER_WORKERS
 
     line = render.before_the_run(prepared)
     if line:
         click.echo(line)
-    if finished:
-        from ..queries import run_summary
-
-        click.echo(render.headline(run_summary(app.ledger(), run_id)) + " (while planning: nothing left to queue)")
+    if finished is not None:
+        click.echo(render.headline(finished) + " (while planning: nothing left to queue)")
         return
     verify = prepared.options.verify
     notes = [f"{render.plural(serving, 'worker process', 'worker processes')} serving it" if serving

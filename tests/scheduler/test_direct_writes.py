@@ -134,14 +134,49 @@ def test_an_interruption_leaves_nothing(any_url, monkeypatch):
         direct.close()
 
 
-def test_submit_loads_neither_sqlalchemy_nor_celery(any_url, broker_url, queue):
+@pytest.mark.parametrize("name,mode", [("dominoes-4x4", Mode.COUNT), ("dominoes-2x4", Mode.ENUMERATE)])
+def test_a_run_counted_in_planning_is_written_closed_the_same(any_url, monkeypatch, name, mode):
+    """Counted in the planning's trial: the rows of the ledger's own counted branch, and
+    the summary it reads back (the run's end at one time, so its seconds are the same)."""
+    import datetime as dt
+
+    import scheduler.rows as rows_module
+    from scheduler.queries import run_summary
+
+    now = dt.datetime(2026, 12, 7, 12, 0, 0, 123456)
+    monkeypatch.setattr(rows_module, "utcnow", lambda: now)
+    ledger = open_ledger(any_url)
+    prepared = prepare(RunRequest(name, None, mode, RunOptions(), estimate=False), workers=8, cluster=True,
+                       defer_estimate=True)
+    counted = prepared.counted()
+    assert counted is not None
+    by_alchemy = prepared.create(ledger, ExecutorKind.CELERY, queued=True).run_id
+    direct = DirectWrites.open(any_url)
+    try:
+        with pytest.raises(ValueError):
+            direct.create_run(prepared, ExecutorKind.CELERY)
+        recorded = direct.record_counted(prepared, ExecutorKind.CELERY, counted)
+    finally:
+        direct.close()
+    ours = rows(ledger, recorded.run_id)
+    assert ours == rows(ledger, by_alchemy)
+    assert ours["runs"][0]["status"] == "done" and int(ours["runs"][0]["solutions"]) == (5 if mode is Mode.ENUMERATE
+                                                                                          else 36)
+    assert len(ours["solutions"]) == (5 if mode is Mode.ENUMERATE else 0)  # F(5) tilings of 2x4; 36 of 4x4
+    assert recorded.summary == run_summary(ledger, recorded.run_id)
+    close_ledger(any_url)
+
+
+@pytest.mark.parametrize("args", [["pentomino-6x10", "--split-depth", "2"],  # written open, its messages sent
+                                  ["dominoes-2x4"]])  # counted while planning: written closed, no message
+def test_submit_loads_neither_sqlalchemy_nor_celery(any_url, broker_url, queue, args):
     """``submit`` on a ledger at the newest schema and a Redis broker, in a fresh process."""
     import redis
 
     open_ledger(any_url)
     close_ledger(any_url)
     code = ("import sys, json\nfrom scheduler.cli import cli\n"
-            f"try:\n    cli(['submit', 'pentomino-6x10', '--db', {any_url!r}, '--broker', {broker_url!r}, "
+            f"try:\n    cli(['submit', *{args!r}, '--db', {any_url!r}, '--broker', {broker_url!r}, "
             f"'--queue', {queue!r}, '--json', '--no-progress'], prog_name='tilecensus')\n"
             "except SystemExit as exc:\n    assert not exc.code, exc.code\n"
             "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules} & "
@@ -154,7 +189,12 @@ def test_submit_loads_neither_sqlalchemy_nor_celery(any_url, broker_url, queue):
         client.delete(queue)
     submitted, loaded = (json.loads(line) for line in out.splitlines()[-2:])
     assert loaded == []
-    assert submitted["status"] == "running" and submitted["messages"] == queued >= 1
+    assert submitted["messages"] == queued
     ledger = open_ledger(any_url)
-    assert L.progress(ledger, submitted["run_id"]).status == "running"
+    if len(args) > 1:
+        assert submitted["status"] == "running" and queued >= 1
+        assert L.progress(ledger, submitted["run_id"]).status == "running"
+    else:
+        assert submitted["status"] == "done" and queued == 0
+        assert L.progress(ledger, submitted["run_id"]).status == "done"
     close_ledger(any_url)
