@@ -11,9 +11,16 @@ name or file is :mod:`core.library`; choosing a solver is :mod:`core.engines`.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 from typing import Any
+
+try:  # CPython's own SHA-256, without the OpenSSL that hashlib loads (2 ms of a small run's start)
+    from _sha2 import sha256  # type: ignore[import-not-found]  # (3.12 on)
+except ImportError:
+    try:
+        from _sha256 import sha256  # type: ignore[import-not-found,no-redef]  # (3.11)
+    except ImportError:
+        from hashlib import sha256  # type: ignore[assignment]
 
 from .engines import SearchHints, SolverOptions, solver_for
 from .exact_cover import ExactCover
@@ -99,4 +106,4 @@ class Problem:
     def spec_hash(self) -> str:
         """A stable hash of the spec: two runs of the same problem share it."""
         text = json.dumps(self.spec, sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(text.encode()).hexdigest()
+        return sha256(text.encode()).hexdigest()

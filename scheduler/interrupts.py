@@ -17,7 +17,6 @@ from __future__ import annotations
 import os
 import signal
 import sys
-import traceback
 from contextlib import contextmanager
 from typing import Callable, Iterator
 
@@ -118,6 +117,8 @@ def release_frames(exc: BaseException) -> None:
     busy timeout (60 s) and fails ("database is locked", seen 2026-12-02 on Ctrl-C while a
     result of the 200x200 domino board was written).  Frames still running are left as
     they are."""
+    import traceback  # (only after a signal: traceback and textwrap are 1-2 ms of every command's start)
+
     traceback.clear_frames(exc.__traceback__)
 
 

@@ -10,12 +10,12 @@ this reading agrees with Alembic's own head.
 from __future__ import annotations
 
 import functools
+import os
 import re
-from pathlib import Path
 
 import migrations
 
-VERSIONS = Path(migrations.__file__).parent / "versions"
+VERSIONS = os.path.join(os.path.dirname(migrations.__file__), "versions")
 
 _REVISION = re.compile(r"^revision\s*(?::[^=]*)?=\s*['\"]([^'\"]+)['\"]", re.MULTILINE)
 _DOWN_REVISION = re.compile(r"^down_revision\s*(?::[^=]*)?=(.*)$", re.MULTILINE)
@@ -29,8 +29,9 @@ def head_revision() -> str | None:
     caller asks Alembic."""
     revisions: set[str] = set()
     revised: set[str] = set()
-    for path in sorted(VERSIONS.glob("*.py")):
-        text = path.read_text(encoding="utf-8")
+    for name in sorted(n for n in os.listdir(VERSIONS) if n.endswith(".py")):
+        with open(os.path.join(VERSIONS, name), encoding="utf-8") as f:
+            text = f.read()
         revision = _REVISION.search(text)
         if revision is None:
             continue  # __init__.py, or a helper module beside the migrations

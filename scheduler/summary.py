@@ -4,7 +4,6 @@ as :func:`scheduler.queries.run_summary` summarises one read back."""
 from __future__ import annotations
 
 import datetime as dt
-import statistics
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
@@ -86,7 +85,7 @@ def _quantiles(values: list) -> dict[str, Any]:
         return values[min(len(values) - 1, int(f * len(values)))]
 
     return {"min": values[0], "p50": q(0.5), "p90": q(0.9), "p99": q(0.99), "max": values[-1],
-            "mean": round(statistics.fmean(values), 3)}
+            "mean": round(sum(values) / len(values), 3)}
 
 
 def summarise(run: Any, rows: Sequence[Any], stored_solutions: int, p: Progress,

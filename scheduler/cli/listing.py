@@ -4,7 +4,7 @@ with their 0-based ``index`` (what ``--offset`` counts), SVG files named by run 
 """
 from __future__ import annotations
 
-from pathlib import Path
+import os
 from typing import Any, Iterable
 
 import click
@@ -41,11 +41,11 @@ def json_entries(problem, rows: Iterable[Row]) -> list[dict[str, Any]]:
 
 def write_svgs(problem, run_id: int, rows: Iterable[Row], out: str, label: str = "solution") -> int:
     """Write each solution's picture into the directory ``out``; how many were written."""
-    folder = Path(out)
-    folder.mkdir(parents=True, exist_ok=True)
+    os.makedirs(out, exist_ok=True)
     n = 0
     for index, _, options in rows:
-        (folder / svg_name(run_id, index, label)).write_text(problem.render_svg(options) or "", encoding="utf-8")
+        with open(os.path.join(out, svg_name(run_id, index, label)), "w", encoding="utf-8") as f:
+            f.write(problem.render_svg(options) or "")
         n += 1
     return n
 
