@@ -302,9 +302,16 @@ def test_a_census_on_two_celery_workers_equals_one_local_worker(pg_url, broker_u
     run's census (every heatmap, forced and impossible placement) is the census of the
     same count on one local worker."""
     run_cli("db", "upgrade", db_url=pg_url, check=True)
+    import redis
+
+    from scheduler.workforce import workforce
+
     processes.worker(pg_url, broker_url, queue, concurrency=1)
     processes.worker(pg_url, broker_url, queue, concurrency=1)
     processes.scheduler(pg_url, broker_url)
+    # both up before the run: a submit quicker than the second worker's start (0.4 s without
+    # SQLAlchemy and Celery) left the whole run to the first, which pulls it from the ledger
+    wait_until(lambda: workforce(redis.Redis.from_url(broker_url), queue) == 2)
     run_id = submit(pg_url, broker_url, queue, "pentomino-6x10", "--census", *args)
     wait_done(pg_url, run_id, processes)
     show = check_run(pg_url, run_id, "pentomino-6x10")
