@@ -260,7 +260,7 @@ class BurnsideSolver(DistinctSolver):
             self.root_sums = self._sums
         return result
 
-    def lifted(self, whole: SolveResult | None, fold_seconds: float = FOLD_SECONDS) -> SolveResult | None:
+    def lifted(self, whole: SolveResult | None, fold_seconds: float | None = None) -> SolveResult | None:
         """A result of the whole count's root (child 0's, found by the method choice's
         trials) as this tree's root result: the whole count's frontier under child 0, each
         folded cover counted here where it ends within ``fold_seconds``, else in the
@@ -270,6 +270,8 @@ class BurnsideSolver(DistinctSolver):
         counted in 0.17 s, its half turn's fold in 0.1 s, the pool's start 1 s)."""
         if whole is None:
             return None
+        if fold_seconds is None:
+            fold_seconds = FOLD_SECONDS
         if whole.complete:
             fold_seconds = max(fold_seconds, whole.stats.seconds)
         stats = Stats(nodes=1, nodes_per_depth=[1])
