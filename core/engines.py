@@ -189,10 +189,7 @@ def solver_for(problem: Searchable, options: SolverOptions = SolverOptions()) ->
     """A solver of ``problem`` as ``options`` ask (see :func:`engine_for`)."""
     engine = engine_for(problem, options)
     if not options.distinct:
-        solver = engine.build(problem, options)
-        if isinstance(solver, LevelShares) and solver.guarded:  # the search it gives up for, as chosen
-            solver.search = solver_for(problem, replace(options, method=Method.SEARCH, level_plan=None,
-                                                        symmetry=options.level_plan.guard_orbits))
+        solver = _with_its_search(problem, engine.build(problem, options), options)
         by_orbits = None
         if options.symmetry and "symmetry" in engine.honours and options.level_plan is None:
             # a level count shares states within one unit: levels count below the first
@@ -207,6 +204,17 @@ def solver_for(problem: Searchable, options: SolverOptions = SolverOptions()) ->
         return burnside_solver(problem, solver_for(problem, replace(options, distinct=False, burnside=0)), options)
     return DistinctSolver(_cover_of(problem), group.permutations, group.single_pieces,
                           lambda ec: make(ec, hints, options))
+
+
+def _with_its_search(problem: Searchable, solver: Solver, options: SolverOptions) -> Solver:
+    """A guarded count by levels given the search it gives up for, as the run was asked to
+    search (by orbits where it was): else a plain search of every symmetric copy, 12 times
+    the work on O'Beirne's hexagon."""
+    if isinstance(solver, LevelShares) and solver.guarded and solver.search is None:
+        assert options.level_plan is not None
+        solver.search = solver_for(problem, replace(options, method=Method.SEARCH, level_plan=None,
+                                                    symmetry=options.level_plan.guard_orbits))
+    return solver
 
 
 def burnside_solver(problem: Searchable, whole: Solver, options: SolverOptions) -> BurnsideSolver:
@@ -843,11 +851,11 @@ def _whole_levels(problem: Searchable, options: SolverOptions, ec: ExactCover, t
         plan = replace(plan, guard_bytes=int(max(GUARD_LEAST_BYTES, MEMORY_MARGIN * proj.band * proj.peak_bytes)),
                        guard_seconds=max(GUARD_LEAST_SECONDS, GUARD_OVER_HIGH * proj.seconds_high),
                        guard_orbits=options.symmetry)
-    solver = LevelShares(ec, region, plan, hints.heuristic)
+    chosen = replace(levels_options, level_plan=plan)
+    solver = _with_its_search(problem, LevelShares(ec, region, plan, hints.heuristic), chosen)
     guard = (f", given up for the search past {human_bytes(plan.guard_bytes)} or {human_seconds(plan.guard_seconds)}"
              if plan.guarded else "")
     note = f"levels: {levels_words}, {solver.description}{guard}; {search_words}"
-    chosen = replace(levels_options, level_plan=plan)
     if proj.seconds_high <= LEVELS_AT_ONCE and not cluster:
         return MethodChoice(chosen, note, solver, solver.solve(), projection=proj)
     return MethodChoice(chosen, note, solver, projection=proj)

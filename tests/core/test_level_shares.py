@@ -138,3 +138,26 @@ def test_a_guard_holds_for_one_share_only_and_travels_to_a_pool_process():
     assert (copy.plan, copy.heuristic) == (solver.plan, "first") and copy.guarded
     assert LevelPlan.from_json(solver.plan.to_json()) == solver.plan
     assert "guard_bytes" not in LevelPlan().to_json()  # (a plan without one is written as before)
+
+
+def test_the_search_a_chosen_count_gives_up_for_is_the_one_asked_by_orbits(monkeypatch):
+    """The method choice's own solver (the one the local pool's processes inherit) gives up
+    for the search by orbits, as the run was asked to count: not every symmetric copy
+    (O'Beirne's hexagon: 12 times the work)."""
+    import core.engines as engines
+    from core.solver_options import Method, SolverOptions
+    from core.symmetry import OrbitCounter
+
+    monkeypatch.setattr(engines, "PROBE_LEAST", 0.01)
+    monkeypatch.setattr(engines, "PROBE_MOST", 0.01)
+    monkeypatch.setattr(engines, "LEVELS_AT_ONCE", 0.0)
+    problem = load("dominoes-16x16")
+    for symmetry in (True, False):
+        choice = engines.choose_method(problem, SolverOptions(method=Method.AUTO, symmetry=symmetry),
+                                       whole_count=True, workers=2)
+        solver = choice.solver
+        assert isinstance(solver, LevelShares) and solver.guarded and solver.plan.guard_orbits == symmetry
+        assert isinstance(solver.search, OrbitCounter) == symmetry
+        assert isinstance(pickle.loads(pickle.dumps(solver)).search, OrbitCounter) == symmetry
+        rebuilt = engines.solver_for(problem, choice.options)  # as a worker builds it from the run's options
+        assert isinstance(rebuilt.search, OrbitCounter) == symmetry
