@@ -203,6 +203,7 @@ class DistinctSolver(Solver):
             out.frontier.extend(self._lift(c, share, s) for s in r.frontier)
             out.count += r.count * child.weights[0]
             out.distinct += r.count * child.weights[1]
+            out.gave_up = out.gave_up or r.gave_up  # (a guarded count by levels: why it gave up)
             if r.stopped_by:
                 out.stopped_by = r.stopped_by
             return
