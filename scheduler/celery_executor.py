@@ -13,9 +13,9 @@ from typing import Sequence
 from .batches import MESSAGE_SECONDS, messages_of
 from .celery_config import SOLVE_TASK_NAME, VERIFY_TASK_NAME, checked_broker_url, make_app
 from .db import Ledger, safe_url
+from .end_channels import REDIS_CHANNEL
 from .errors import BrokerError
 from .ledger import mark_queued
-from .ledger.ends import REDIS_CHANNEL
 from .ledger import verifications as V
 from .work_requests import WorkRequests
 
@@ -89,7 +89,7 @@ class CeleryExecutor:
 
     def announce_end(self, run_id: int) -> None:
         """Publish that run ``run_id`` ended (closed or failed here) on the broker's channel
-        :data:`~scheduler.ledger.ends.REDIS_CHANNEL`, for a waiter whose ledger sends no
+        :data:`~scheduler.end_channels.REDIS_CHANNEL`, for a waiter whose ledger sends no
         notification of its own (:mod:`scheduler.waiting`); a Redis broker only.  A
         broker away is a warning: the waiter's next look at the ledger sees the end."""
         requests = self.requests

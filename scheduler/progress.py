@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from .ledger import Progress
+from .summary import Progress
 from .states import RunStatus
 
 if TYPE_CHECKING:

@@ -49,11 +49,13 @@ def sqlite_file(url: str) -> str | None:
 class DirectReads:
     """A ledger at the newest schema, read through its DB-API connection ``conn``."""
 
-    def __init__(self, conn: Any, dialect: str, shown_url: str):
+    def __init__(self, conn: Any, dialect: str, shown_url: str, connect: dict[str, Any] | None = None):
         self.conn = conn
         self.dialect = dialect
         #: the URL without its password, as :func:`scheduler.db.safe_url` shows it
         self.shown_url = shown_url
+        #: PostgreSQL: psycopg's arguments for another connection to the same database
+        self.connect = connect
         self._sql: dict[str, str] = {}
 
     def __call__(self, sql: str, **params: Any) -> Sequence[Sequence[Any]]:
@@ -83,6 +85,29 @@ class DirectReads:
         if s["status"] == RunStatus.DONE and (s["kind"] in SOLUTION_READERS or s["kind"] not in KIND_MODELS):
             return None
         return s
+
+    # a waiter's look (scheduler.waiting.RunLook): submit --wait follows its run without SQLAlchemy
+
+    def status(self, run_id: int) -> str:
+        return reads.run_status(self, run_id, self._missing(run_id))
+
+    def progress(self, run_id: int) -> Any:
+        return reads.progress_of_run(self, reads.read_run(self, run_id, self._missing(run_id)))
+
+    def summary(self, run_id: int) -> dict[str, Any]:
+        return reads.run_summary(self, run_id)
+
+    def executor_of(self, run_id: int) -> str:
+        return reads.read_run(self, run_id, self._missing(run_id)).executor
+
+    def listening_connection(self) -> Any:
+        """A new autocommit connection to the same PostgreSQL database."""
+        import psycopg
+
+        return psycopg.connect(**self.connect, connect_timeout=PG_CONNECT_TIMEOUT, autocommit=True)
+
+    def _missing(self, run_id: int) -> str:
+        return f"no run {run_id} in the ledger {self.shown_url}"
 
     def close(self) -> None:
         self.conn.close()
@@ -118,7 +143,7 @@ def open_direct(url: str, cls: type[DirectReads] = DirectReads) -> DirectReads |
         except psycopg.Error:  # open_ledger says why, as it always did
             return None
         shown = url if m["password"] is None else url.replace(f":{m['password']}@", ":***@", 1)
-        reader = cls(conn, "postgresql", shown)
+        reader = cls(conn, "postgresql", shown, parts)
     try:
         stored = [v for (v,) in reader("SELECT version_num FROM alembic_version")]
     except Exception:  # no such table (open_ledger makes it, or says what is wrong)

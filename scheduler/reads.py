@@ -40,6 +40,7 @@ TIME_COLUMNS = frozenset({"created_at", "finished_at"})
 
 _SELECT_RUN = "SELECT " + ", ".join(f'"{c}"' for c in RUN_COLUMNS) + " FROM runs"
 RUN = f"{_SELECT_RUN} WHERE id = :run_id"
+STATUS = "SELECT status FROM runs WHERE id = :run_id"
 DONE = f"'{SubproblemState.DONE}'"
 LEASED = f"'{SubproblemState.LEASED}'"
 STATES = "SELECT state, COUNT(*) FROM subproblems WHERE run_id = :run_id GROUP BY state"
@@ -123,6 +124,15 @@ def read_run(q: Query, run_id: int, missing: str) -> SimpleNamespace:
     if not rows:
         raise LedgerError(missing)
     return run_of(rows[0])
+
+
+def run_status(q: Query, run_id: int, missing: str) -> str:
+    """The run's status alone, in one small query (what a waiting process asks between
+    events); :class:`LedgerError` ``missing`` where there is no such run."""
+    rows = q(STATUS, run_id=run_id)
+    if not rows:
+        raise LedgerError(missing)
+    return rows[0][0]
 
 
 def done_solutions(q: Query, run_id: int) -> int:

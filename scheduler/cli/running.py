@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ..background_rounds import BackgroundRounds
 from ..interrupts import Interrupted, interruptible, leave_now, release_frames
 from ..phases import Phases
 from ..run_options import DEFAULT_QUEUE, ExecutorKind
@@ -206,57 +207,59 @@ def submit(app: App, request: RunRequest, queue: str | None, wait: bool) -> None
     from ..planning import prepare
     from ..pulling import pulls_from_ledger
 
-    # --wait follows the run through the ledger's own code and Celery (its scheduler rounds): both
-    # loaded before the run starts, not while it runs (loaded after its messages, under the
-    # step back, they made the exit 1.1-1.3 s late on a loaded machine: 2026-12-07)
-    executor = _sender(app, celery=wait)
+    executor = _sender(app)
     queue_name = queue or DEFAULT_QUEUE
     executor.check(queue_name)
     serving = executor.workforce(queue_name)  # the worker processes there are: the run is planned for them
     request = replace(request, options=replace(request.options, queue=queue, workers=serving))
-    direct = None if wait else app.direct_writes()  # it must answer before any work: without SQLAlchemy where it can
+    direct = app.direct_writes()  # it must answer before any work: without SQLAlchemy where it can
     ledger = app.ledger() if direct is None else None
-    prepared = prepare(request, workers=serving or CLUSTER_WORKERS, defer_estimate=True, cluster=True,
-                       hosts=executor.hosts(queue_name) if serving else 1)
-    counted = prepared.counted() if direct is not None else None
-    summary = None  # of a run that planning counted in full, written closed
-    if counted is not None:
-        recorded = direct.record_counted(prepared, ExecutorKind.CELERY, counted)
-        created, verifications, summary = Created(recorded.run_id, [], []), [], recorded.summary
-    elif direct is not None:  # stamped as sent: sent next
-        created = direct.create_run(prepared, ExecutorKind.CELERY)
-        verifications = created.verifications
-    else:
-        created = prepared.create(ledger, ExecutorKind.CELERY, queued=True)
-        verifications = open_verifications(ledger, created.run_id)
-    run_id, pending = created.run_id, created.pending
-    # a message for each worker; where they pull, the rest of the plan waits in the ledger for them
-    at_most = (serving or CLUSTER_WORKERS) if pulls_from_ledger(prepared.mode, bool(prepared.options.verify)) else None
-    sent = executor.dispatch(run_id, pending, queue_name, weights=created.weights, rate=prepared.seconds_per_weight,
-                             target=message_target(prepared.options.task_seconds), share=serving, at_most=at_most)
-    messages, held = len(sent), len(pending) - sum(len(m) for m in sent)
-    executor.dispatch_verifications(run_id, verifications, queue_name)
-    # planning may have counted everything; a verified run's root may have been all there was
-    finished = (summary is not None or prepared.done_in_planning
-                or (not pending and not verifications and _closed(app, run_id)))
-    if prepared.estimate_deferred or wait:  # work still to do here (a process only printing and exiting
-        _step_back()                        # does so at once: at the lowest priority it waited its turn)
-    if prepared.estimate_deferred:  # sampled while the workers start on the subproblems
-        prepared.estimate_later(direct if direct is not None else ledger, run_id)
-    if direct is not None:
-        direct.close()
-    if app.as_json:
-        data: dict[str, Any] = {"run_id": run_id, "status": RunStatus.DONE if finished else RunStatus.RUNNING,
-                                "subproblems": len(pending), "messages": messages, "held": held, "workers": serving}
-        if prepared.estimate is not None:
-            data["estimate"] = prepared.estimate.to_json()
-        app.echo_json(data)
-        sys.stdout.flush()
-    else:
-        _submitted(prepared, run_id, summary or (_summary(app, run_id) if finished else None), queue_name, serving,
-                   executor.counts_workers, len(pending), messages, held)
-    if wait:  # its messages were just sent: the first scheduler round can wait its turn
-        follow(app, ledger, run_id, executor, tick_now=False)
+    with contextlib.closing(direct) if direct is not None else contextlib.nullcontext():
+        prepared = prepare(request, workers=serving or CLUSTER_WORKERS, defer_estimate=True, cluster=True,
+                           hosts=executor.hosts(queue_name) if serving else 1)
+        counted = prepared.counted() if direct is not None else None
+        summary = None  # of a run that planning counted in full, written closed
+        if counted is not None:
+            recorded = direct.record_counted(prepared, ExecutorKind.CELERY, counted)
+            created, verifications, summary = Created(recorded.run_id, [], []), [], recorded.summary
+        elif direct is not None:  # stamped as sent: sent next
+            created = direct.create_run(prepared, ExecutorKind.CELERY)
+            verifications = created.verifications
+        else:
+            created = prepared.create(ledger, ExecutorKind.CELERY, queued=True)
+            verifications = open_verifications(ledger, created.run_id)
+        run_id, pending = created.run_id, created.pending
+        # a message for each worker; where they pull, the rest of the plan waits in the ledger for them
+        at_most = (serving or CLUSTER_WORKERS) if pulls_from_ledger(prepared.mode, bool(prepared.options.verify)) else None
+        sent = executor.dispatch(run_id, pending, queue_name, weights=created.weights, rate=prepared.seconds_per_weight,
+                                 target=message_target(prepared.options.task_seconds), share=serving, at_most=at_most)
+        messages, held = len(sent), len(pending) - sum(len(m) for m in sent)
+        executor.dispatch_verifications(run_id, verifications, queue_name)
+        # planning may have counted everything; a verified run's root may have been all there was
+        finished = (summary is not None or prepared.done_in_planning
+                    or (not pending and not verifications and _closed(app, run_id)))
+        if prepared.estimate_deferred or wait:  # work still to do here (a process only printing and exiting
+            _step_back()                        # does so at once: at the lowest priority it waited its turn)
+        if prepared.estimate_deferred:  # sampled while the workers start on the subproblems
+            prepared.estimate_later(direct if direct is not None else ledger, run_id)
+        if app.as_json:
+            data: dict[str, Any] = {"run_id": run_id, "status": RunStatus.DONE if finished else RunStatus.RUNNING,
+                                    "subproblems": len(pending), "messages": messages, "held": held,
+                                    "workers": serving}
+            if prepared.estimate is not None:
+                data["estimate"] = prepared.estimate.to_json()
+            app.echo_json(data)
+            sys.stdout.flush()
+        else:
+            _submitted(prepared, run_id, summary or (_summary(app, run_id) if finished else None), queue_name, serving,
+                       executor.counts_workers, len(pending), messages, held)
+        if wait:  # its messages were just sent: the first scheduler round can wait its turn
+            from ..waiting import LedgerLook
+
+            rounds = BackgroundRounds(run_id, lambda: (app.ledger(), _sender(app, celery=True)), outages,
+                                      lambda line: click.echo(line, err=True))
+            follow(app, direct if direct is not None else LedgerLook(ledger), run_id, rounds,
+                   redis_client=getattr(executor, "redis", None))
 
 
 def _sender(app: App, *, celery: bool = False):
@@ -349,50 +352,45 @@ def outages(executor) -> tuple[type[BaseException], ...]:
     return (OperationalError, *executor.outage_errors)
 
 
-def follow(app: App, ledger, run_id: int, executor=None, interval: float = 1.0, *, progress: bool = True,
-           tick_now: bool = True) -> None:
-    """Show progress until the run ends (ticking the scheduler when given an executor:
-    at once unless ``tick_now`` is False, then every 5 s), then its headline; exit status
-    1 unless it is done.  The end is told by an event where there is one
-    (:mod:`scheduler.waiting`: PostgreSQL's notifications, else the broker's channel), so
-    the command returns within milliseconds of it; without a progress bar, between
-    events, it asks the ledger only for the run's status, seldom."""
-    from ..queries import run_summary
-    from ..scheduler_round import tick
+def follow(app: App, look, run_id: int, rounds: BackgroundRounds | None = None, interval: float = 1.0, *,
+           progress: bool = True, redis_client: Any = None) -> None:
+    """Show progress until the run ends, read through ``look``
+    (:class:`scheduler.waiting.RunLook`), with the scheduler's ``rounds`` going on in
+    their thread where given; then its headline, exit status 1 unless it is done.  The end
+    is told by an event where there is one (:mod:`scheduler.waiting`: PostgreSQL's
+    notifications, else the broker's channel on ``redis_client``), so the command returns
+    within milliseconds of it; without a progress bar, between events, it asks the ledger
+    only for the run's status, seldom."""
+    from ..progress import ProgressView
     from ..waiting import follow as poll
     from ..waiting import run_ends
 
-    each = None
-    if executor is not None:
-        waited_out = outages(executor)
-
-        def each() -> None:
+    with rounds if rounds is not None else contextlib.nullcontext():
+        with interruptible(), run_ends(look, redis_client) as ends, \
+                ProgressView(run_id, enabled=progress and app.progress_shown) as view:
             try:
-                tick(ledger, executor, run_ids=[run_id])
-            except waited_out as exc:  # the workers keep going; the next round catches up
-                click.echo(f"tilecensus: {str(exc).splitlines()[0]}; retrying", err=True)
-    from ..progress import ProgressView
+                poll(look, run_id, view.update if view.enabled else None, interval=interval,
+                     each=rounds.raise_failure if rounds is not None else None, each_first=False, ends=ends)
+            except Interrupted as exc:
+                where = " in the cluster" if look.executor_of(run_id) == ExecutorKind.CELERY else ""
+                click.echo(f"\nstopped following: run {run_id} goes on{where}; `tilecensus watch {run_id}` "
+                           "follows it", err=True)
+                _leave(rounds, exc.exit_status)
+        s = look.summary(run_id)
+        if app.as_json:
+            app.echo_json(render.short(s))
+        else:
+            click.echo(render.headline(s))
+        _leave(rounds, 0 if s["status"] == RunStatus.DONE else 1)
 
-    requests = executor.requests if executor is not None else None
-    with interruptible(), run_ends(ledger, requests.redis if requests is not None else None) as ends, \
-            ProgressView(run_id, enabled=progress and app.progress_shown) as view:
-        try:
-            poll(ledger, run_id, view.update if view.enabled else None, interval=interval, each=each,
-                 each_first=tick_now, ends=ends)
-        except Interrupted as exc:
-            from ..ledger import get_run
 
-            where = " in the cluster" if get_run(ledger, run_id).executor == ExecutorKind.CELERY else ""
-            click.echo(f"\nstopped following: run {run_id} goes on{where}; `tilecensus watch {run_id}` follows it",
-                       err=True)
-            sys.exit(exc.exit_status)
-    s = run_summary(ledger, run_id)
-    if app.as_json:
-        app.echo_json(render.short(s))
-    else:
-        click.echo(render.headline(s))
-    if s["status"] != RunStatus.DONE:
-        sys.exit(1)
+def _leave(rounds: BackgroundRounds | None, status: int) -> None:
+    """Exit with ``status`` (returning for 0), without waiting for a round still loading
+    or under way (:meth:`BackgroundRounds.leave`)."""
+    if rounds is not None:
+        rounds.leave(status)
+    if status:
+        sys.exit(status)
 
 
 @cli.command()
@@ -410,14 +408,15 @@ def resume(app: App, run_id: int, workers: int, executor: str | None) -> None:
 
     from ..ledger import progress, revive_run
     from ..models import Run
-    from ..progress import ProgressView
     from ..celery_executor import CeleryExecutor
     from ..local_pool import run_local
+    from ..progress import ProgressView
+    from ..waiting import LedgerLook
 
     ledger = app.ledger(existing=True)
     run = revive_run(ledger, run_id)
     if run.status == RunStatus.DONE:
-        follow(app, ledger, run_id, progress=False)
+        follow(app, LedgerLook(ledger), run_id, progress=False)
         return
     kind = ExecutorKind(executor or run.executor)
     if kind != run.executor:
@@ -426,7 +425,10 @@ def resume(app: App, run_id: int, workers: int, executor: str | None) -> None:
     if kind is ExecutorKind.CELERY:
         celery = CeleryExecutor(app.broker_url)
         celery.check()
-        follow(app, ledger, run_id, celery)
+        rounds = BackgroundRounds(run_id, lambda: (ledger, celery), outages, lambda line: click.echo(line, err=True),
+                                  first=0.0)
+        requests = celery.requests
+        follow(app, LedgerLook(ledger), run_id, rounds, redis_client=requests.redis if requests is not None else None)
         return
     with interruptible():
         try:
@@ -435,7 +437,7 @@ def resume(app: App, run_id: int, workers: int, executor: str | None) -> None:
                           on_progress=(lambda: view.update(progress(ledger, run_id))) if view.enabled else None)
         except Interrupted as exc:
             _interrupted(ledger, run_id, exc)
-    follow(app, ledger, run_id, progress=False)
+    follow(app, LedgerLook(ledger), run_id, progress=False)
 
 
 @cli.command()
@@ -466,5 +468,9 @@ def cancel(app: App, run_id: int) -> None:
 @click.pass_obj
 def watch(app: App, run_id: int, interval: float) -> None:
     """Follow a run's progress: finished weight, solutions so far, nodes/s, ETA."""
-    follow(app, app.ledger(existing=True), run_id, None, interval)
+    from ..waiting import LedgerLook
+
+    direct = app.direct_reads()  # without SQLAlchemy where it can (scheduler.read_direct)
+    with contextlib.closing(direct) if direct is not None else contextlib.nullcontext():
+        follow(app, direct if direct is not None else LedgerLook(app.ledger(existing=True)), run_id, None, interval)
 

@@ -5,7 +5,7 @@ On PostgreSQL the transaction that takes a run out of ``running`` — closed, fa
 interrupted, cancelled — also sends ``NOTIFY`` on :data:`CHANNEL` with the run's id: it is
 delivered when that transaction commits, never for one rolled back, whichever process
 wrote it.  Other databases have no such thing: their waiters are told over the broker or
-look again shortly (:mod:`scheduler.waiting`).  
+look again shortly (:mod:`scheduler.waiting`).
 """
 from __future__ import annotations
 
@@ -13,12 +13,7 @@ from typing import Any
 
 from sqlalchemy import text
 
-#: the PostgreSQL notification channel; the payload is the run's id
-CHANNEL = "tilecensus_run_end"
-#: the Redis channel on which the workers and the scheduler's round publish the runs they
-#: close or fail, for waiters on a ledger that notifies nothing (the payload: the run's id;
-#: :meth:`scheduler.celery_executor.CeleryExecutor.announce_end`)
-REDIS_CHANNEL = "tilecensus:run-end"
+from ..end_channels import CHANNEL
 
 _NOTIFY = text("SELECT pg_notify(:channel, :run_id)")
 
