@@ -34,6 +34,7 @@ from .ledger import (
     unlease,
 )
 from .ledger import verifications as V
+from .ledger.pipeline import ROUND_TRIPS
 from .pulling import pulls_from_ledger
 from .run_options import Mode
 from .work import Outcome, Task, cached_solver, is_cached, solve_task, worker_name
@@ -44,14 +45,34 @@ _log = logging.getLogger(__name__)
 
 #: the results of quick subproblems in one message are recorded together, once this much
 #: solving is unrecorded (one transaction instead of one each; a crash loses at most this)
+#: — or :data:`RECORD_TRIPS` of the ledger's round trips, where that is longer
 RECORD_SECONDS = 0.2
+#: ... so that a worker far from its ledger spends at most about 1/20 of its time
+#: recording (one round trip a record on PostgreSQL): at 20 ms one way, a record every
+#: 0.9 s of solving rather than every 0.2 s, when one took 0.16-0.2 s (2026-12-07)
+RECORD_TRIPS = 20
+#: a pulled parcel is not sized under this many of the ledger's round trips (nor under
+#: :data:`~scheduler.batches.MESSAGE_FLOOR_SECONDS`): a pull costs one
+FLOOR_TRIPS = 10
+
+
+def record_seconds() -> float:
+    """How much solving a worker holds unrecorded: :data:`RECORD_SECONDS`, or
+    :data:`RECORD_TRIPS` round trips to the ledger as this process measured them."""
+    return ROUND_TRIPS.at_least(RECORD_SECONDS, RECORD_TRIPS)
+
+
+def parcel_floor() -> float:
+    """The least a pulled parcel is sized to, in seconds: :data:`MESSAGE_FLOOR_SECONDS`,
+    or :data:`FLOOR_TRIPS` round trips to the ledger as this process measured them."""
+    return ROUND_TRIPS.at_least(MESSAGE_FLOOR_SECONDS, FLOOR_TRIPS)
 
 
 def execute_batch(ledger: Ledger, run_id: int, sub_ids: Sequence[int], executor: CeleryExecutor | None, *,
                   clock: Callable[[], float] = time.monotonic) -> list[str]:
     """A worker's message of run ``run_id``: the subproblems ``sub_ids``, leased together
     and solved in order, results recorded exactly once, quick ones together
-    (:data:`RECORD_SECONDS`).  Returns what happened to each.
+    (:func:`record_seconds`).  Returns what happened to each.
 
     Where the run pulls (:func:`_pulls`), the worker then stays on it: it trades its
     results for the next parcel of the run's pending subproblems
@@ -220,7 +241,7 @@ def _wait_for_work(ledger: Ledger, executor: CeleryExecutor, run: RunBrief, owne
 
 class _Results:
     """The outcomes of one message, recorded a few at a time: at once for one that donates
-    (its children should reach other workers now), else once :data:`RECORD_SECONDS` of
+    (its children should reach other workers now), else once :func:`record_seconds` of
     solving are unrecorded, and at the end.
 
     Measured and dropped (2026-11-28): writing them from a thread of their own while the
@@ -245,7 +266,7 @@ class _Results:
         self.unrecorded += outcome.seconds
         self.seconds += outcome.seconds
         self.weight_done += outcome.weight_done
-        if outcome.frontier or self.unrecorded >= RECORD_SECONDS:
+        if outcome.frontier or self.unrecorded >= record_seconds():
             self.flush()
 
     def pull(self, owner: str) -> tuple[list[Task], bool]:
@@ -255,7 +276,7 @@ class _Results:
         closed the run (nothing was pending, nothing is open)."""
         options = self.run.options
         parcel = Parcel.of_seconds(options.workers or GUIDED_SHARE, self.rate, message_target(options.task_seconds),
-                                   MESSAGE_FLOOR_SECONDS, heaviest_first=self.run.mode is Mode.COUNT)
+                                   parcel_floor(), heaviest_first=self.run.mode is Mode.COUNT)
         pulled = pull(self.ledger, self.run.id, owner, self.outcomes, parcel, options.lease_seconds())
         self._recorded(pulled.recorded)
         return pulled.tasks, pulled.closed

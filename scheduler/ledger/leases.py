@@ -20,7 +20,7 @@ from ..states import RunStatus, SubproblemState
 from ..work import Outcome, Task
 from . import verifications as V
 from .ends import announce_end
-from .pipeline import pipelined, pipelines
+from .pipeline import pipelined, pipelines, transaction
 from .results import record_all
 from .verifications import Sampling, VerificationTask
 
@@ -154,21 +154,22 @@ def lease_message(ledger: Ledger, run_id: int, sub_ids: Sequence[int], owner: st
     tasks (three statements and a connection more cost each message 2-3 ms, on a
     machine whose two cores also search).  (None, []) when the run is not running.
 
-    On PostgreSQL, once this process knows the run's lease length (from its last
-    message of the run), the brief and the UPDATE go together in psycopg's pipeline
-    (:func:`_lease_pipelined`): two round trips where there were four."""
-    with ledger.engine.begin() as conn:
-        known = _LEASE_SECONDS.get(run_id)
-        if known is not None and sub_ids and pipelines(conn):
-            run, tasks = _lease_pipelined(conn, run_id, sub_ids, owner, known)
-        else:
+    On PostgreSQL the brief and the UPDATE go together in psycopg's pipeline with the
+    transaction's ``BEGIN`` and ``COMMIT`` (:func:`_lease_pipelined`): one round trip
+    where there were four, the lease as long as this run's last here (or the last run's,
+    or the default options'), set right by one statement more when the brief says
+    otherwise."""
+    if pipelines(ledger.engine):
+        with transaction(ledger.engine) as conn:
+            run, tasks = _lease_pipelined(conn, run_id, sub_ids, owner, _lease_guess(run_id))
+    else:
+        with ledger.engine.begin() as conn:
             run = run_brief(conn, run_id)
             if run is None or not sub_ids:
                 return run, []
             now = utcnow()
             rows = conn.execute(_LEASE_MANY, {"sub_ids": list(sub_ids), "owner": owner, "now": now,
                                               "expires": now + dt.timedelta(seconds=run.options.lease_seconds())}).all()
-            _remember_lease(run)
             tasks = _in_order(sub_ids, rows)
     if run is not None and len(tasks) < len(set(sub_ids)):  # a duplicate, or a dead process's
         missing = set(sub_ids) - {t.sub_id for t in tasks}
@@ -257,16 +258,17 @@ _LEASE_MANY_PG = (
 
 def _lease_pipelined(conn: Connection, run_id: int, sub_ids: Sequence[int], owner: str,
                      seconds: float) -> tuple[RunBrief | None, list[Task]]:
-    """:func:`lease_message` with the brief and the UPDATE in one pipeline, the lease
-    ``seconds`` long as this run's last; set right at once (one statement more) where the
-    brief says the run's lease length changed meanwhile (a ``resume`` with other options)."""
+    """:func:`lease_message` with the brief and the UPDATE in one pipeline, committed, the
+    lease ``seconds`` long; set right at once (one statement more, a transaction of its
+    own) where the brief says the run's lease is of another length (the first message of
+    a run here, a ``resume`` with other options)."""
     now = utcnow()
-    (briefs,), (leased,) = pipelined(conn, [
-        (_RUN_BRIEF_PG, [{"run_id": run_id}]),
-        (_LEASE_MANY_PG, [{"sub_ids": list(sub_ids), "owner": owner, "now": now, "run_id": run_id,
-                           "expires": now + dt.timedelta(seconds=seconds), "leased": str(SubproblemState.LEASED),
-                           "pending": str(SubproblemState.PENDING), "running": str(RunStatus.RUNNING)}]),
-    ])
+    lease = [{"sub_ids": list(sub_ids), "owner": owner, "now": now, "run_id": run_id,
+              "expires": now + dt.timedelta(seconds=seconds), "leased": str(SubproblemState.LEASED),
+              "pending": str(SubproblemState.PENDING), "running": str(RunStatus.RUNNING)}] if sub_ids else []
+    (briefs,), leased_rows = pipelined(conn, [(_RUN_BRIEF_PG, [{"run_id": run_id}]), (_LEASE_MANY_PG, lease)],
+                                       commit=True)
+    leased = leased_rows[0] if leased_rows else []
     if not briefs or briefs[0][0] != RunStatus.RUNNING:
         _LEASE_SECONDS.pop(run_id, None)
         return None, []
@@ -276,6 +278,15 @@ def _lease_pipelined(conn: Connection, run_id: int, sub_ids: Sequence[int], owne
                      .values(lease_expires=now + dt.timedelta(seconds=run.options.lease_seconds())))
     _remember_lease(run)
     return run, _in_order(sub_ids, leased)
+
+
+def _lease_guess(run_id: int) -> float:
+    """The lease length of this run's last message here, else of the last run's, else
+    the default options'."""
+    known = _LEASE_SECONDS.get(run_id)
+    if known is None:
+        known = next(reversed(_LEASE_SECONDS.values()), None)
+    return RunOptions().lease_seconds() if known is None else known
 
 
 def _remember_lease(run: RunBrief) -> None:

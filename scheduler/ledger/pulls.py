@@ -30,9 +30,9 @@ from ..models import Run, Subproblem, utcnow
 from ..states import RunStatus, SubproblemState
 from ..work import Outcome, Task
 from .leases import lease_ids, task_of
-from .pipeline import pipelined, pipelines
+from .pipeline import pipelines, transaction
 from .results import record_all, record_pipelined
-from .runs import close_if_done
+from .runs import close_when_done
 
 SUB = Subproblem.__table__
 RUN = Run.__table__
@@ -105,15 +105,15 @@ def pull(ledger: Ledger, run_id: int, owner: str, outcomes: Sequence[Outcome], p
     next) and lease ``owner`` the run's next parcel, in one transaction; when none is
     pending, close the run if nothing of it is open any more (a second transaction).
     Nothing is leased from a run that is not running.  On PostgreSQL the results and the
-    parcel go in one pipeline: one round trip."""
+    parcel go in one pipeline with the transaction's ``BEGIN`` and ``COMMIT``: one round
+    trip (two where a result donates, :func:`~.results.record_pipelined`)."""
     now = utcnow()
     expires = now + dt.timedelta(seconds=lease_seconds)
-    with ledger.engine.begin() as conn:
+    with transaction(ledger.engine) as conn:
         if pipelines(conn):
             params = _pull_params(run_id, owner, parcel, expires)
             sql = _PULL_PG_HEAVIEST if parcel.heaviest_first else _PULL_PG_IN_ORDER
-            recorded, looked = record_pipelined(conn, outcomes, queued=True, after=[(sql, params)])
-            rows = looked[0] if looked is not None else pipelined(conn, [(sql, [params])])[0][0]
+            recorded, (rows,) = record_pipelined(conn, outcomes, queued=True, after=[(sql, params)], commit=True)
         else:
             recorded = record_all(conn, outcomes, queued=True)
             rows = _pull_rows(conn, run_id, owner, parcel, now, expires)
@@ -123,8 +123,7 @@ def pull(ledger: Ledger, run_id: int, owner: str, outcomes: Sequence[Outcome], p
     # that locks the run's row and nothing else (the results' rows, locked above, then the
     # run's row deadlocked against a message's closing record, which locks the run's row
     # first; the last pull to take the run's row sees every result committed before it)
-    with ledger.engine.begin() as conn:
-        return Pull(recorded, [], close_if_done(conn, run_id))
+    return Pull(recorded, [], close_when_done(ledger, run_id))
 
 
 def _in_parcel_order(tasks: list[Task], parcel: Parcel) -> list[Task]:

@@ -23,8 +23,8 @@ from ..solution_index import store_solutions
 from ..states import OPEN, SubproblemState
 from ..work import Outcome
 from . import verifications as V
-from .pipeline import pipelined, pipelines
-from .subproblems import insert_subproblems, subproblem_rows
+from .pipeline import pipelined, pipelines, transaction
+from .subproblems import insert_one, insert_subproblems, subproblem_rows
 from .verifications import Sampling
 
 SUB = Subproblem.__table__
@@ -57,6 +57,13 @@ def record(conn: Connection | Session, outcome: Outcome, *, queued: bool = False
     result = conn.execute(_RECORD, _values(outcome, now))
     if result.rowcount != 1:
         return None
+    return _record_rest(conn, outcome, now, queued=queued, sampling=sampling)
+
+
+def _record_rest(conn: Connection | Session, outcome: Outcome, now, *, queued: bool,
+                 sampling: Sampling | None) -> list[int]:
+    """What a result writes beside its row, once its row is written: the donated
+    subproblems (their ids), the verification when sampled, the solutions, the census."""
     children = insert_subproblems(
         conn, subproblem_rows(outcome.run_id, outcome.frontier, outcome.sub_id, now if queued else None)
     )
@@ -166,29 +173,53 @@ def record_direct(conn: Connection, outcomes: Sequence[Outcome], *, queued: bool
     return recorded
 
 
+def donates_only(outcome: Outcome, sampling: Sampling | None) -> bool:
+    """Whether recording this result writes its row and its donated frontier, nothing
+    else (a budget's stop, a hand-over to a worker that asked)."""
+    return bool(outcome.frontier) and writes_alone(replace(outcome, frontier=[]), sampling)
+
+
 def record_pipelined(conn: Connection, outcomes: Sequence[Outcome], *, queued: bool = False,
                      sampling: Sampling | None = None, before: Sequence[tuple[str, dict]] = (),
-                     after: Sequence[tuple[str, dict]] = ()) -> tuple[list[list[int] | None], list[list[tuple]] | None]:
-    """PostgreSQL (:func:`~.pipeline.pipelines`): :func:`record_all`, the results that
-    :func:`writes_alone` together in psycopg's pipeline, one round trip where each was
-    one, after the statements ``before`` (psycopg placeholders, one parameter dict
-    each) and, when every result writes alone, before those ``after``.  What each result
-    recorded, in order, and the rows of ``after``'s statements — None where they were
-    not sent (the caller runs its own, after the other results)."""
+                     after: Sequence[tuple[str, dict]] = (),
+                     commit: bool = False) -> tuple[list[list[int] | None], list[list[tuple]]]:
+    """PostgreSQL (:func:`~.pipeline.pipelines`): :func:`record_all` in psycopg's pipeline,
+    after the statements ``before`` and before those ``after`` (psycopg placeholders, one
+    parameter dict each); ``commit``: the transaction's ``COMMIT`` after them (in a
+    :func:`~.pipeline.transaction`).  What each result recorded, in order, and the rows of
+    ``after``'s statements.
+
+    Every result's row goes in the first flush.  Where each writes its row alone (most
+    results of a count), ``after`` goes with them: one round trip, ``BEGIN`` and
+    ``COMMIT`` included.  Where some donate a frontier, their subproblems are inserted —
+    for those whose row was written here, so exactly once — with ``after`` in a second
+    flush; solutions, a census or a verification are written statement by statement
+    between the two."""
     now = utcnow()
-    alone = [i for i, o in enumerate(outcomes) if writes_alone(o, sampling)]
-    every = len(alone) == len(outcomes)
     statements = [(sql, [params]) for sql, params in before]
-    statements.append((_RECORD_PG, [_pg_values(outcomes[i], now) for i in alone]))
-    if every:
+    statements.append((_RECORD_PG, [_pg_values(o, now) for o in outcomes]))
+    more = [i for i, o in enumerate(outcomes) if not writes_alone(o, sampling)]
+    if not more:
         statements += [(sql, [params]) for sql, params in after]
-    rows = pipelined(conn, statements)
-    recorded: list[list[int] | None] = [None] * len(outcomes)
-    for i, returned in zip(alone, rows[len(before)]):
-        recorded[i] = [] if returned else None
-    for i in sorted(set(range(len(outcomes))) - set(alone)):  # the ones that write more, in order
-        recorded[i] = record(conn, outcomes[i], queued=queued, sampling=sampling)
-    return recorded, [r[0] for r in rows[len(before) + 1:]] if every else None
+    rows = pipelined(conn, statements, commit=commit and not more)
+    recorded: list[list[int] | None] = [[] if returned else None for returned in rows[len(before)]]
+    if not more:
+        return recorded, [r[0] for r in rows[len(before) + 1:]]
+    inserts, donors = [], []
+    for i in more:
+        if recorded[i] is None:  # written before: nothing more
+            continue
+        outcome = outcomes[i]
+        if donates_only(outcome, sampling):
+            inserts.append(subproblem_rows(outcome.run_id, outcome.frontier, outcome.sub_id, now if queued else None))
+            donors.append(i)
+        else:
+            recorded[i] = _record_rest(conn, outcome, now, queued=queued, sampling=sampling)
+    second = [(insert_one(tuple(children[0])), children) for children in inserts]
+    rows = pipelined(conn, second + [(sql, [params]) for sql, params in after], commit=commit)
+    for i, inserted in zip(donors, rows):
+        recorded[i] = [returned[0][0] for returned in inserted]
+    return recorded, [r[0] for r in rows[len(second):]]
 
 
 def insert_solutions(conn: Connection | Session, run_id: int, sub_id: int, solutions: Sequence[Sequence[int]]) -> None:
@@ -200,6 +231,9 @@ def insert_solutions(conn: Connection | Session, run_id: int, sub_id: int, solut
 
 def record_results(ledger: Ledger, outcomes: Sequence[Outcome], *, queued: bool = False,
                    sampling: Sampling | None = None) -> list[list[int] | None]:
-    """Record several results in one transaction (see :func:`record`)."""
-    with ledger.engine.begin() as conn:
+    """Record several results in one transaction (see :func:`record`): on PostgreSQL one
+    round trip where each writes its row alone, ``BEGIN`` and ``COMMIT`` included."""
+    with transaction(ledger.engine) as conn:
+        if pipelines(conn):
+            return record_pipelined(conn, outcomes, queued=queued, sampling=sampling, commit=True)[0]
         return record_all(conn, outcomes, queued=queued, sampling=sampling)

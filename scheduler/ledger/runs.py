@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 from sqlalchemy import Connection, bindparam, func, insert, select, update
 
@@ -14,18 +14,18 @@ from core.search import Stats, Subpath
 
 from .. import reads
 from ..batches import seconds_per_weight
-from ..codec import fraction_of, total_of
+from ..codec import count_of, count_text, fraction_of, total_of
 from ..db import Ledger
 from ..errors import LedgerError
-from ..models import Run, Subproblem, utcnow
+from ..models import Run, Subproblem, Verification, utcnow
 from ..rows import classes, counted_rows, run_row, stats_of
 from ..summary import Progress
 from ..run_options import ExecutorKind, Mode, RunOptions
 from ..states import OPEN, RunStatus, SubproblemState
 from ..work import Outcome
 from . import verifications as V
-from .ends import announce_end
-from .pipeline import pipelines
+from .ends import CHANNEL, announce_end
+from .pipeline import pipelined, pipelines, transaction
 from .results import OPEN_STATES, insert_solutions, record, record_all, record_pipelined
 from .subproblems import insert_subproblems, subproblem_rows
 
@@ -191,14 +191,19 @@ def record_closing(ledger: Ledger, run_id: int, outcomes: Sequence[Outcome], *, 
     The run's row is locked first (PostgreSQL; SQLite's writers take turns anyway), so two
     workers recording the run's last two results take turns: the second sees the first's
     results and closes.  Without it each could see the other's subproblem still leased,
-    and neither close."""
+    and neither close.  On PostgreSQL the lock, the results and the look at what is open
+    go in one round trip with the transaction's ``BEGIN`` and ``COMMIT``; the run, when
+    nothing of it is open, is closed in a second transaction, which locks its row and
+    looks again (:func:`close_if_done`): the last to lock it sees every result."""
+    if pipelines(ledger.engine):
+        with transaction(ledger.engine) as conn:  # the lock, the results, the look at what is open: one round trip
+            recorded, (still_open,) = record_pipelined(
+                conn, outcomes, queued=queued, sampling=sampling, before=[(_LOCK_RUN_PG, {"run_id": run_id})],
+                after=[(_HAS_OPEN_PG, {"run_id": run_id, "open": OPEN_STATES})], commit=True)
+        if still_open:
+            return recorded, False
+        return recorded, close_when_done(ledger, run_id)  # nothing open: closed in a transaction of its own
     with ledger.engine.begin() as conn:
-        if pipelines(conn):  # the lock, the results and the look at what is open: one round trip
-            recorded, looked = record_pipelined(conn, outcomes, queued=queued, sampling=sampling,
-                                                before=[(_LOCK_RUN_PG, {"run_id": run_id})],
-                                                after=[(_HAS_OPEN_PG, {"run_id": run_id, "open": OPEN_STATES})])
-            still_open = looked[0] if looked is not None else conn.execute(_HAS_OPEN, {"run_id": run_id}).all()
-            return recorded, not still_open and _close(conn, run_id)
         conn.execute(_LOCK_RUN, {"run_id": run_id})  # first, before the results' rows
         recorded = record_all(conn, outcomes, queued=queued, sampling=sampling)
         return recorded, close_if_done(conn, run_id)
@@ -211,6 +216,16 @@ def close_if_done(conn: Connection, run_id: int) -> bool:
     if conn.execute(_HAS_OPEN, {"run_id": run_id}).first() is not None:
         return False
     return _close(conn, run_id)
+
+
+def close_when_done(ledger: Ledger, run_id: int) -> bool:
+    """:func:`close_if_done` in a transaction of its own: on PostgreSQL two round trips
+    (:func:`_close_pipelined`), where its dozen statements were each one."""
+    if pipelines(ledger.engine):
+        with transaction(ledger.engine) as conn:
+            return _close_pipelined(conn, run_id)
+    with ledger.engine.begin() as conn:
+        return close_if_done(conn, run_id)
 
 
 def close_run(ledger: Ledger, run_id: int) -> bool:
@@ -234,6 +249,19 @@ def _close(conn: Connection, run_id: int) -> bool:
         return False
     if conn.execute(_COUNT_OPEN, {"run_id": run_id}).scalar_one() or V.count_open(conn, run_id):
         return False
+    values = _closed_values(run, conn.execute(_DONE_ROWS, {"run_id": run_id}), V.first_mismatch(conn, run_id))
+    r = conn.execute(update(RUN).where(RUN.c.id == run_id, RUN.c.status == RunStatus.RUNNING).values(**values))
+    if r.rowcount != 1:
+        return False
+    announce_end(conn, run_id)
+    return True
+
+
+def _closed_values(run, done_rows, mismatch: str | None) -> dict[str, Any]:
+    """The run's row as it closes: its totals summed over ``done_rows`` (as
+    :data:`_DONE_ROWS` reads them; counts as integers or as their decimal text), its
+    status (failed where the finished weights do not add up to 1, or ``mismatch``, the
+    first failed verification), its timings."""
     counts: list[int] = []
     distinct = nodes = 0
     any_distinct = False
@@ -241,8 +269,8 @@ def _close(conn: Connection, run_id: int) -> bool:
     weight = Fraction(0)
     stats = Stats()
     gave_up = None  # a count by levels that gave up for the search (core/level_shares.py): why
-    for count, dist, n, secs, dn, dd, st in conn.execute(_DONE_ROWS, {"run_id": run_id}):
-        counts.append(count)
+    for count, dist, n, secs, dn, dd, st in done_rows:
+        counts.append(count if count is None or isinstance(count, int) else count_of(count))
         if dist is not None:
             any_distinct = True
             distinct += int(dist)
@@ -256,7 +284,6 @@ def _close(conn: Connection, run_id: int) -> bool:
     now = utcnow()
     limited = run.mode == Mode.FIRST
     status, error = RunStatus.DONE, None
-    mismatch = V.first_mismatch(conn, run_id)
     if not limited and weight != 1:
         status, error = RunStatus.FAILED, f"finished weight adds up to {weight}, not 1"
     elif mismatch is not None:
@@ -267,19 +294,61 @@ def _close(conn: Connection, run_id: int) -> bool:
         except ValueError as e:  # a part missing or wrong: said, not rounded
             status, error, distinct = RunStatus.FAILED, str(e), None
     stats.solutions = total
-    r = conn.execute(
-        update(RUN)
-        .where(RUN.c.id == run_id, RUN.c.status == RunStatus.RUNNING)
-        .values(
-            status=status, error=error, solutions=total, distinct=distinct if any_distinct else None,
-            nodes=nodes, stats={**stats.to_json(), **({"gave_up": gave_up} if gave_up else {})}, cpu_seconds=cpu,
-            seconds=(now - run.created_at).total_seconds(), finished_at=now,
-        )
-    )
-    if r.rowcount != 1:
+    return dict(status=status, error=error, solutions=total, distinct=distinct if any_distinct else None,
+                nodes=nodes, stats={**stats.to_json(), **({"gave_up": gave_up} if gave_up else {})}, cpu_seconds=cpu,
+                seconds=(now - run.created_at).total_seconds(), finished_at=now)
+
+
+#: :func:`_close`'s reads in psycopg's placeholders, for one pipeline (the run's row
+#: locked first, as :func:`close_if_done` does)
+_CLOSE_READS_PG = [
+    _LOCK_RUN_PG,
+    f"SELECT status, mode, created_at, modulus, options FROM {RUN.name} WHERE id = %(run_id)s",
+    f"SELECT count(*) FROM {SUB.name} WHERE run_id = %(run_id)s AND state = ANY(%(open)s)",
+    f"SELECT count(*) FROM {Verification.__tablename__} WHERE run_id = %(run_id)s AND state = ANY(%(open)s)",
+    f"SELECT count, \"distinct\", nodes, seconds, done_num, done_den, stats FROM {SUB.name} "
+    "WHERE run_id = %(run_id)s AND state = %(done)s",
+    f"SELECT detail FROM {Verification.__tablename__} WHERE run_id = %(run_id)s AND ok IS false ORDER BY id LIMIT 1",
+]
+#: the run closed, and its end told (``NOTIFY``, :mod:`.ends`) where it was: after the
+#: UPDATE, in the same pipeline
+_CLOSE_PG = (
+    f"UPDATE {RUN.name} SET status = %(status)s, error = %(error)s, solutions = %(solutions)s, "
+    "\"distinct\" = %(distinct)s, nodes = %(nodes)s, stats = %(stats)s, cpu_seconds = %(cpu_seconds)s, "
+    "seconds = %(seconds)s, finished_at = %(finished_at)s WHERE id = %(run_id)s AND status = %(running)s RETURNING id"
+)
+_NOTIFY_CLOSED_PG = (f"SELECT pg_notify(%(channel)s, %(run_text)s) FROM {RUN.name} "
+                     "WHERE id = %(run_id)s AND status = ANY(%(ended)s)")
+
+
+class _RunOpen(NamedTuple):  # a row of _CLOSE_READS_PG's second statement, as _closed_values reads it
+    status: str
+    mode: str
+    created_at: dt.datetime
+    modulus: int | None
+    options: dict
+
+
+def _close_pipelined(conn: Connection, run_id: int) -> bool:
+    """PostgreSQL, in a :func:`~.pipeline.transaction`: :func:`close_if_done` as two round
+    trips — the lock and every read in the first (``BEGIN`` with them), the totals summed
+    here, the UPDATE, the ``NOTIFY`` and ``COMMIT`` in the second."""
+    from psycopg.types.json import Json
+
+    params = {"run_id": run_id, "open": OPEN_STATES, "done": str(SubproblemState.DONE)}
+    _, (runs,), (open_subs,), (open_vers,), (done,), (mismatch,) = pipelined(
+        conn, [(sql, [params]) for sql in _CLOSE_READS_PG])
+    if not runs or runs[0][0] != RunStatus.RUNNING or open_subs[0][0] or open_vers[0][0]:
         return False
-    announce_end(conn, run_id)
-    return True
+    status, mode, created_at, modulus, options = runs[0]
+    run = _RunOpen(status, mode, created_at, None if modulus is None else count_of(modulus), options)
+    values = _closed_values(run, done, mismatch[0][0] if mismatch else None)
+    values.update(run_id=run_id, running=str(RunStatus.RUNNING), status=str(values["status"]),
+                  stats=Json(values["stats"]), channel=CHANNEL, run_text=str(run_id),
+                  ended=[str(s) for s in RunStatus if s != RunStatus.RUNNING],
+                  **{k: None if values[k] is None else count_text(values[k]) for k in ("solutions", "distinct", "nodes")})
+    (closed,), _ = pipelined(conn, [(_CLOSE_PG, [values]), (_NOTIFY_CLOSED_PG, [values])], commit=True)
+    return bool(closed[0])
 
 
 def fail_run(ledger: Ledger, run_id: int, error: str) -> bool:

@@ -32,11 +32,11 @@ def _insert_pipelined(conn: Connection, rows: list[dict]) -> list[int]:
     round trip, each row's id returned in order).  SQLAlchemy's one INSERT of many VALUES
     is a query as long as the rows, which psycopg parses afresh each time: 266 rows took
     9 ms that way, 4 ms this way (2026-11-28), on every donated frontier a worker records."""
-    return [returned[0][0] for returned in pipelined(conn, [(_insert_one(tuple(rows[0])), rows)])[0]]
+    return [returned[0][0] for returned in pipelined(conn, [(insert_one(tuple(rows[0])), rows)])[0]]
 
 
 @lru_cache(maxsize=8)
-def _insert_one(columns: tuple[str, ...]) -> str:
+def insert_one(columns: tuple[str, ...]) -> str:
     """One row's INSERT with these columns, psycopg's named placeholders, its id returned."""
     return (f"INSERT INTO {SUB.name} ({', '.join(columns)}) VALUES ({', '.join(f'%({c})s' for c in columns)}) "
             "RETURNING id")
