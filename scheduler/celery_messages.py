@@ -23,14 +23,13 @@ from .ledger import (
     Parcel,
     RunBrief,
     fail_run,
-    has_pending,
     lease_message,
     lease_one,
+    pending_and_searched,
     pull,
     record_closing,
     record_results,
     run_spec,
-    searched_by_others,
     unlease,
 )
 from .ledger import verifications as V
@@ -117,6 +116,7 @@ def execute_batch(ledger: Ledger, run_id: int, sub_ids: Sequence[int], executor:
 
     started = clock()
     closed = timed_out = False
+    prefetch: _Prefetch | None = None
     with requests.serving(run_id, give_rest) if requests is not None else nullcontext():
         while True:
             while rest.left:
@@ -130,7 +130,16 @@ def execute_batch(ledger: Ledger, run_id: int, sub_ids: Sequence[int], executor:
                     break
                 if requests is not None:
                     requests.holding(rest.left)
+                if pulls and not rest.left and prefetching() and clock() - started < limit:
+                    prefetch = _Prefetch(results, owner)
                 results.add(_solve(ledger, _solver_of(ledger, run), task, run, requests, executor))
+            if prefetch is not None:  # the next parcel, pulled while the last subproblem was searched
+                parcel, prefetch = prefetch.tasks(), None
+                if parcel:
+                    rest = rest.refilled(parcel)  # handed back at the loop's top if the time is up
+                    if requests is not None:
+                        requests.answered()
+                    continue
             if not pulls:
                 break
             if timed_out or clock() - started >= limit:
@@ -221,22 +230,37 @@ def _wait_for_work(ledger: Ledger, executor: CeleryExecutor, run: RunBrief, owne
     in the ledger again, for the worker to pull (:func:`execute_batch`)."""
     queue = run.options.queue_name
 
-    def others_searching() -> bool:
-        with ledger.engine.connect() as conn:
-            return searched_by_others(conn, run.id, owner)
-
-    def pending() -> bool:
-        with ledger.engine.connect() as conn:
-            return has_pending(conn, run.id)
+    look = _Look(ledger, run.id, owner)
 
     import redis
 
     try:
-        return executor.requests.wait_for_work(run.id, owner, lambda: executor.queue_size(queue), others_searching,
-                                               pullable=pending)
+        return executor.requests.wait_for_work(run.id, owner, lambda: executor.queue_size(queue),
+                                               look.others_searching, pullable=look.pending)
     except (redis.RedisError, *executor.outage_errors) as exc:  # the message is done; asking is a bonus
         _log.warning("run %s: no request for work (the broker: %s)", run.id, str(exc).splitlines()[0])
         return "broker away"
+
+
+class _Look:
+    """A waiting worker's looks at the ledger: whether the run has a pending subproblem,
+    and whether another worker searches one of it, read together
+    (:func:`scheduler.ledger.pending_and_searched`; on PostgreSQL one round trip, where
+    the two were three each: ``BEGIN``, the query, ``ROLLBACK``) — :meth:`pending` reads,
+    :meth:`others_searching` answers from the same read (``wait_for_work`` asks it
+    second, in the same look)."""
+
+    def __init__(self, ledger: Ledger, run_id: int, owner: str):
+        self.ledger, self.run_id, self.owner = ledger, run_id, owner
+        self._searched: bool | None = None
+
+    def pending(self) -> bool:
+        pending, self._searched = pending_and_searched(self.ledger, self.run_id, self.owner)
+        return pending
+
+    def others_searching(self) -> bool:
+        searched, self._searched = self._searched, None
+        return pending_and_searched(self.ledger, self.run_id, self.owner)[1] if searched is None else searched
 
 
 class _Results:
@@ -274,11 +298,21 @@ class _Results:
         (:func:`scheduler.ledger.pull`), sized by guided self-scheduling for the workers
         the run was planned for, at the rate measured here: its tasks, and whether this
         closed the run (nothing was pending, nothing is open)."""
+        return self.pull_with(self.take_held(), owner)
+
+    def take_held(self) -> list[Outcome]:
+        """The outcomes held, let go of here: the caller records them."""
+        held, self.outcomes, self.unrecorded = self.outcomes, [], 0.0
+        return held
+
+    def pull_with(self, outcomes: list[Outcome], owner: str) -> tuple[list[Task], bool]:
+        """:meth:`pull` recording ``outcomes`` (taken by :meth:`take_held`): also from
+        :class:`_Prefetch`'s thread, while this one solves and holds the next."""
         options = self.run.options
         parcel = Parcel.of_seconds(options.workers or GUIDED_SHARE, self.rate, message_target(options.task_seconds),
                                    parcel_floor(), heaviest_first=self.run.mode is Mode.COUNT)
-        pulled = pull(self.ledger, self.run.id, owner, self.outcomes, parcel, options.lease_seconds())
-        self._recorded(pulled.recorded)
+        pulled = pull(self.ledger, self.run.id, owner, outcomes, parcel, options.lease_seconds())
+        self._recorded(outcomes, pulled.recorded)
         return pulled.tasks, pulled.closed
 
     def flush(self, closing: bool = False) -> bool:
@@ -287,23 +321,67 @@ class _Results:
         recorded anything.  Whether the run was closed here."""
         closed = False
         if closing and (self.outcomes or "recorded" in self.happened.values()):
-            recorded, closed = record_closing(self.ledger, self.run.id, self.outcomes, queued=True,
-                                              sampling=self.run.sampling)
+            held = self.take_held()
+            recorded, closed = record_closing(self.ledger, self.run.id, held, queued=True, sampling=self.run.sampling)
         elif self.outcomes:
-            recorded = record_results(self.ledger, self.outcomes, queued=True, sampling=self.run.sampling)
+            held = self.take_held()
+            recorded = record_results(self.ledger, held, queued=True, sampling=self.run.sampling)
         else:
             return False
-        self._recorded(recorded)
+        self._recorded(held, recorded)
         return closed
 
-    def _recorded(self, recorded: list[list[int] | None]) -> None:
-        """The outcomes held are recorded (``recorded``: what each wrote): their donated
-        frontiers sent on, the outcomes let go."""
-        for outcome, children in zip(self.outcomes, recorded):
+    def _recorded(self, outcomes: list[Outcome], recorded: list[list[int] | None]) -> None:
+        """These outcomes are recorded (``recorded``: what each wrote): their donated
+        frontiers sent on."""
+        for outcome, children in zip(outcomes, recorded):
             self.happened[outcome.sub_id] = "duplicate" if children is None else "recorded"
             if children is not None:
                 _send_on(self.executor, self.run, outcome, children)
-        self.outcomes, self.unrecorded = [], 0.0
+
+
+#: a worker pulls its next parcel while it searches the last subproblem of the one before
+#: only where its ledger's round trip is at least this long (seconds): on a local network
+#: nothing changes (a thread of its own for the ledger's writes measured no gain there,
+#: see :class:`_Results`)
+PREFETCH_AFTER = 0.004
+
+
+def prefetching() -> bool:
+    """Whether to pull the next parcel from a thread (:class:`_Prefetch`): where the
+    ledger's round trip as measured here is :data:`PREFETCH_AFTER` or longer."""
+    return (ROUND_TRIPS.seconds or 0.0) >= PREFETCH_AFTER
+
+
+class _Prefetch:
+    """The run's next parcel, pulled from a thread of its own while the worker searches
+    the last subproblem of its parcel (the C search releases the GIL): the pull's round
+    trip to the ledger hidden behind the search.  The pull records the outcomes held when
+    it starts, as :meth:`_Results.pull` would; the last one's outcome waits for the next
+    record.  A pull that finds nothing pending closes nothing (the worker's own
+    subproblem is open): the loop pulls again after it, as without a prefetch.  Should
+    the search fail meanwhile, the parcel's leases expire as a crashed worker's would."""
+
+    def __init__(self, results: _Results, owner: str):
+        self._pulled: list[Task] = []
+        self._error: BaseException | None = None
+        outcomes = results.take_held()
+
+        def run() -> None:
+            try:
+                self._pulled = results.pull_with(outcomes, owner)[0]
+            except BaseException as exc:  # raised again in the message's thread (tasks())
+                self._error = exc
+
+        self._thread = threading.Thread(target=run, name="tilecensus-prefetch", daemon=True)
+        self._thread.start()
+
+    def tasks(self) -> list[Task]:
+        """The parcel leased, once the pull is done; its error, raised here."""
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._pulled
 
 
 def execute_one(ledger: Ledger, sub_id: int, executor: CeleryExecutor | None) -> str:

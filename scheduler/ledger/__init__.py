@@ -23,6 +23,7 @@ from .leases import (
     lease_batch,
     lease_message,
     lease_one,
+    pending_and_searched,
     mark_queued,
     release_leases,
     run_brief,
@@ -55,7 +56,7 @@ from .subproblems import subproblem_rows, weights_of
 
 __all__ = [
     "CreatedRun", "Exchange", "Parcel", "Progress", "Pull", "RunBrief", "brief_of", "cancel_run", "close_run", "create_run", "exchange",
-    "expire_leases", "fail_run", "get_run", "has_open", "has_pending", "interrupt_run", "lease_batch", "lease_message", "lease_one",
+    "expire_leases", "fail_run", "get_run", "has_open", "has_pending", "interrupt_run", "lease_batch", "lease_message", "lease_one", "pending_and_searched",
     "mark_queued", "measured_rate", "progress", "pull", "record", "record_closing", "record_estimate", "record_results", "record_times", "release_leases",
     "revive_run", "run_brief", "run_spec", "run_status", "searched_by_others", "stale_pending", "subproblem_rows", "unlease", "weights_of",
 ]

@@ -20,7 +20,7 @@ from ..states import RunStatus, SubproblemState
 from ..work import Outcome, Task
 from . import verifications as V
 from .ends import announce_end
-from .pipeline import pipelined, pipelines, transaction
+from .pipeline import pipelined, pipelines, single_statements, transaction
 from .results import record_all
 from .verifications import Sampling, VerificationTask
 
@@ -306,10 +306,12 @@ def unlease(ledger: Ledger, sub_ids: Sequence[int], owner: str) -> None:
     """Give back leased subproblems not started (a message handed back): pending again."""
     if not sub_ids:
         return
-    with ledger.engine.begin() as conn:
+    with single_statements(ledger.engine) as conn:  # one statement: on PostgreSQL one round trip
         conn.execute(update(SUB).where(SUB.c.id.in_(list(sub_ids)), SUB.c.lease_owner == owner,
                                        SUB.c.state == SubproblemState.LEASED)
                      .values(state=SubproblemState.PENDING, lease_owner=None, lease_expires=None))
+        if not pipelines(conn):
+            conn.commit()
 
 
 def brief_of(run_id: int, row) -> RunBrief:
@@ -399,3 +401,15 @@ def searched_by_others(conn: Connection, run_id: int, owner: str | None) -> bool
         select(SUB.c.id).where(SUB.c.run_id == run_id, SUB.c.state == SubproblemState.LEASED, *others,
                                SUB.c.lease_expires >= utcnow()).limit(1)
     ).first() is not None
+
+
+def pending_and_searched(ledger: Ledger, run_id: int, owner: str) -> tuple[bool, bool]:
+    """Whether the run has a pending subproblem (:func:`has_pending`), and whether a worker
+    other than ``owner`` holds a live lease on one (:func:`searched_by_others`): one read,
+    on PostgreSQL one round trip (:func:`~.pipeline.single_statements`)."""
+    pending = select(SUB.c.id).where(SUB.c.run_id == run_id, SUB.c.state == SubproblemState.PENDING).exists()
+    searched = select(SUB.c.id).where(SUB.c.run_id == run_id, SUB.c.state == SubproblemState.LEASED,
+                                      SUB.c.lease_owner != owner, SUB.c.lease_expires >= utcnow()).exists()
+    with single_statements(ledger.engine) as conn:
+        row = conn.execute(select(pending, searched)).one()
+    return bool(row[0]), bool(row[1])

@@ -99,6 +99,16 @@ def transaction(engine: Engine) -> Iterator[Connection]:
                 driver.autocommit = False
 
 
+@contextlib.contextmanager
+def single_statements(engine: Engine) -> Iterator[Connection]:
+    """A connection for statements that are each a transaction of their own: on
+    PostgreSQL in autocommit, one round trip each where ``engine.connect()`` made three
+    (psycopg's ``BEGIN``, the statement, the ``ROLLBACK`` or ``COMMIT``); elsewhere as it
+    is (a write is committed by the caller)."""
+    with engine.connect() as conn:
+        yield conn.execution_options(isolation_level="AUTOCOMMIT") if pipelines(conn) else conn
+
+
 def _listen(engine: Engine) -> None:
     """The event that sends a pending ``BEGIN`` before SQLAlchemy's next statement (once
     an engine)."""

@@ -25,7 +25,7 @@ from ..states import OPEN, RunStatus, SubproblemState
 from ..work import Outcome
 from . import verifications as V
 from .ends import CHANNEL, announce_end
-from .pipeline import pipelined, pipelines, transaction
+from .pipeline import pipelined, pipelines, single_statements, transaction
 from .results import OPEN_STATES, insert_solutions, record, record_all, record_pipelined
 from .subproblems import insert_subproblems, subproblem_rows
 
@@ -161,7 +161,8 @@ def run_status(ledger: Ledger, run_id: int) -> str:
 
 
 def run_spec(ledger: Ledger, run_id: int) -> dict:
-    with ledger.engine.connect() as conn:
+    """A run's problem spec (a worker's first message of a run): one round trip."""
+    with single_statements(ledger.engine) as conn:
         return conn.execute(select(RUN.c.spec).where(RUN.c.id == run_id)).scalar_one()
 
 

@@ -141,3 +141,34 @@ def test_the_task_takes_one_id_or_a_list(sqlite_url, monkeypatch):
     assert solve_subproblems(run_id, first) == ["recorded"]  # a message sent before batching
     assert L.get_run(ledger, run_id).status == "done"  # its worker pulled the rest
     assert solve_subproblems(run_id, rest) == ["skipped"] * len(rest)
+
+
+def test_a_worker_that_pulls_while_it_searches_records_each_subproblem_once(any_url, monkeypatch):
+    """The next parcel pulled from a thread while the last subproblem of the one before is
+    searched (as where the ledger is far away): every subproblem leased once and recorded
+    once — donated frontiers included — and the run closed with the exact count."""
+    from scheduler import celery_messages as M
+
+    pulled_ahead = []
+    real = M._Prefetch.tasks
+
+    def counted(self):
+        tasks = real(self)
+        pulled_ahead.append(len(tasks))
+        return tasks
+
+    monkeypatch.setattr(M, "prefetching", lambda: True)
+    monkeypatch.setattr(M._Prefetch, "tasks", counted)
+    ledger = open_ledger(any_url)
+    run_id = make_run(ledger, "dominoes-6x6", depth=3, executor="celery", node_budget=3000)
+    ids = sub_ids(ledger, run_id)
+    executor = SentMessages()
+    assert execute_batch(ledger, run_id, ids[:2], executor) == ["recorded"] * 2
+    assert sum(1 for n in pulled_ahead if n) >= 2  # the rest came in parcels pulled ahead
+    assert executor.sent == []
+    run = L.get_run(ledger, run_id)
+    assert (run.status, run.solutions) == ("done", 6728)
+    with ledger.session() as s:
+        attempts = s.execute(select(Subproblem.attempts).where(Subproblem.run_id == run_id)).scalars().all()
+    assert set(attempts) == {1} and len(attempts) > len(ids)  # each leased once; frontiers donated
+    assert set(states(ledger, run_id)) == {"done"}
