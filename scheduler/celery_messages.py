@@ -33,8 +33,8 @@ from .ledger import (
     unlease,
 )
 from .ledger import verifications as V
-from .ledger.pipeline import ROUND_TRIPS
 from .pulling import pulls_from_ledger
+from .round_trips import ROUND_TRIPS
 from .run_options import Mode
 from .work import Outcome, Task, cached_solver, is_cached, solve_task, worker_name
 from .work_requests import WorkRequests
@@ -114,14 +114,28 @@ def execute_batch(ledger: Ledger, run_id: int, sub_ids: Sequence[int], executor:
         results.happened.update((t.sub_id, "handed back") for t in given)
         return True
 
-    started = clock()
+    deadline = clock() + limit
     closed = timed_out = False
     prefetch: _Prefetch | None = None
+
+    def time_is_up() -> bool:
+        """Whether the worker's time on the run (or the message's) is up: ``limit``
+        seconds passed — and, for a worker staying on its run, a message waits on the
+        queue (with none waiting it stays another ``limit``: a round through the queue
+        costs its hand-back, an invitation, Celery's hand-over and a lease, 2.5 s at
+        50 ms from the ledger and the broker, measured 2026-12-07)."""
+        nonlocal deadline
+        if clock() < deadline:
+            return False
+        if pulls and requests is not None and not _messages_wait(executor, run):
+            deadline = clock() + limit
+            return False
+        return True
     with requests.serving(run_id, give_rest) if requests is not None else nullcontext():
         while True:
             while rest.left:
                 if rest.started and executor is not None:
-                    timed_out = clock() - started >= limit
+                    timed_out = time_is_up()
                     if timed_out or (requests is not None and requests.asked()):
                         give_rest()
                         break
@@ -130,7 +144,7 @@ def execute_batch(ledger: Ledger, run_id: int, sub_ids: Sequence[int], executor:
                     break
                 if requests is not None:
                     requests.holding(rest.left)
-                if pulls and not rest.left and prefetching() and clock() - started < limit:
+                if pulls and not rest.left and prefetching() and clock() < deadline:
                     prefetch = _Prefetch(results, owner)
                 results.add(_solve(ledger, _solver_of(ledger, run), task, run, requests, executor))
             if prefetch is not None:  # the next parcel, pulled while the last subproblem was searched
@@ -142,7 +156,7 @@ def execute_batch(ledger: Ledger, run_id: int, sub_ids: Sequence[int], executor:
                     continue
             if not pulls:
                 break
-            if timed_out or clock() - started >= limit:
+            if timed_out or time_is_up():
                 timed_out = True
                 break
             parcel, closed = results.pull(owner)
@@ -168,6 +182,19 @@ def execute_batch(ledger: Ledger, run_id: int, sub_ids: Sequence[int], executor:
         executor.invite(run_id, run.options.queue_name)
     return [results.happened.get(sub_id, "skipped") for sub_id in sub_ids]
 
+
+
+def _messages_wait(executor: CeleryExecutor, run: RunBrief) -> bool:
+    """Whether a message waits on the run's queue (another run's, or an invitation to
+    this one); a broker that does not answer: as if one did (the worker leaves the run at
+    its time, as it always did)."""
+    import redis
+
+    try:
+        return executor.queue_size(run.options.queue_name) > 0
+    except (redis.RedisError, *executor.outage_errors) as exc:
+        _log.warning("run %s: the queue's length unknown (the broker: %s)", run.id, str(exc).splitlines()[0])
+        return True
 
 
 def _pulls(executor: CeleryExecutor | None, run: RunBrief) -> bool:

@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from .env import ENV_DB_URL, default_url, resolve_url  # noqa: F401  (re-exported)
 from .errors import LedgerError
+from .round_trips import ROUND_TRIPS
 from .schema_head import head_revision
 
 
@@ -69,6 +70,11 @@ def make_engine(url: str, *, read_only: bool = False) -> Engine:
 
 #: a pooled PostgreSQL connection idle longer than this is pinged before it is used (seconds)
 PING_AFTER_IDLE = 1.0
+#: ... or than this many of the ledger's round trips as this process measured them, where
+#: that is longer: 50 ms away a worker's connections idle a second or two between its
+#: transactions (a record every 20 round trips of solving), and a ping before each was one
+#: round trip more each (2026-12-07, bench/two_hosts.py --trace)
+PING_AFTER_TRIPS = 50
 
 
 def _ping_when_idle(engine: Engine) -> None:
@@ -87,7 +93,7 @@ def _ping_when_idle(engine: Engine) -> None:
     @event.listens_for(engine, "checkout")
     def _checked_out(dbapi_conn, record, _proxy) -> None:
         since = record.info.get("idle_since")
-        if since is None or time.monotonic() - since < PING_AFTER_IDLE:
+        if since is None or time.monotonic() - since < ROUND_TRIPS.at_least(PING_AFTER_IDLE, PING_AFTER_TRIPS):
             return  # new, or used a moment ago
         try:
             engine.dialect.do_ping(dbapi_conn)

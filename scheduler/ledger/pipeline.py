@@ -16,12 +16,12 @@ transaction SQLAlchemy began.
 from __future__ import annotations
 
 import contextlib
-import statistics
 import time
-from collections import deque
 from typing import Any, Iterator, Sequence
 
 from sqlalchemy import Connection, Engine, event
+
+from ..round_trips import ROUND_TRIPS
 
 #: the key, in a pooled connection's ``info``, saying that its transaction's ``BEGIN`` is
 #: not sent yet (it goes with the next pipeline, or before SQLAlchemy's next statement)
@@ -32,39 +32,6 @@ def pipelines(conn: Connection | Engine) -> bool:
     """Whether ``conn`` (or an engine's connections) can send statements together
     (PostgreSQL through psycopg)."""
     return conn.dialect.name == "postgresql" and conn.dialect.driver == "psycopg"
-
-
-class RoundTrips:
-    """The ledger's round trip as this process measures it: the median of the last
-    :data:`KEPT` whole transactions sent in one flush (:func:`pipelined` with ``BEGIN``
-    and ``COMMIT``), the database's own time included.  Sizes that should not be spent
-    waiting for the ledger grow with it (:mod:`scheduler.celery_messages`)."""
-
-    KEPT = 15
-
-    def __init__(self) -> None:
-        self._seconds: deque[float] = deque(maxlen=self.KEPT)
-        self.observed = 0  # how many, in all
-
-    def observe(self, seconds: float) -> None:
-        self._seconds.append(seconds)
-        self.observed += 1
-
-    @property
-    def seconds(self) -> float | None:
-        """The median round trip, None before the first."""
-        return statistics.median(self._seconds) if self._seconds else None
-
-    def at_least(self, floor: float, trips: float) -> float:
-        """``trips`` round trips, but not under ``floor`` seconds (all of ``floor`` before
-        any round trip is measured, and on a local network, where one is well under a
-        millisecond)."""
-        seconds = self.seconds
-        return floor if seconds is None else max(floor, trips * seconds)
-
-
-#: this process's ledger round trips
-ROUND_TRIPS = RoundTrips()
 
 
 @contextlib.contextmanager

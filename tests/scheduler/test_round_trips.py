@@ -150,7 +150,7 @@ def test_record_intervals_and_parcel_floors_grow_with_the_measured_round_trip(mo
     and pulls parcels of 10 at least."""
     from scheduler import celery_messages as M
     from scheduler.batches import MESSAGE_FLOOR_SECONDS
-    from scheduler.ledger.pipeline import RoundTrips
+    from scheduler.round_trips import RoundTrips
 
     trips = RoundTrips()
     monkeypatch.setattr(M, "ROUND_TRIPS", trips)
@@ -166,3 +166,33 @@ def test_record_intervals_and_parcel_floors_grow_with_the_measured_round_trip(mo
     for _ in range(RoundTrips.KEPT):  # the link got faster: the last ones count
         trips.observe(0.001)
     assert (M.record_seconds(), M.parcel_floor()) == (M.RECORD_SECONDS, MESSAGE_FLOOR_SECONDS)
+
+
+def test_a_pooled_connection_is_pinged_after_an_idle_time_that_grows_with_the_round_trip(pg_url, monkeypatch):
+    """A second idle: pinged on a local network; not 50 ms away (a round trip of 0.1 s),
+    where a worker idles a second or two between its transactions — until 50 round trips."""
+    from scheduler.round_trips import RoundTrips
+
+    trips = RoundTrips()
+    monkeypatch.setattr(DB, "ROUND_TRIPS", trips)
+    ledger = open_ledger(pg_url)
+    pings = []
+    monkeypatch.setattr(ledger.engine.dialect, "do_ping", lambda dbapi_conn: pings.append(1) or True)
+    clock = [1000.0]
+    monkeypatch.setattr(DB.time, "monotonic", lambda: clock[0])
+
+    def idle_then_use(seconds):
+        with ledger.engine.connect():
+            pass
+        clock[0] += seconds
+        with ledger.engine.connect():
+            pass
+
+    idle_then_use(1.5)
+    assert len(pings) == 1
+    for _ in range(5):
+        trips.observe(0.1)
+    idle_then_use(1.5)
+    assert len(pings) == 1
+    idle_then_use(5.5)
+    assert len(pings) == 2

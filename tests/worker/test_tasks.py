@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from itertools import count
 
+import pytest
 from sqlalchemy import select
 
 from tc_helpers import SentMessages, make_run, states, sub_ids
@@ -82,6 +83,33 @@ def test_after_a_messages_time_the_worker_leaves_its_run_and_invites_another(sql
     assert execute_batch(ledger, run_id, [], executor) == []  # the invited worker pulls the rest
     run = L.get_run(ledger, run_id)
     assert (run.status, run.solutions) == ("done", 95)
+
+
+@pytest.mark.parametrize("waiting", [0, 1])
+def test_a_worker_stays_on_its_run_past_its_time_while_no_message_waits(sqlite_url, broker_url, waiting):
+    """Past ``MESSAGE_SECONDS`` a worker staying on its run (one that asks for work over
+    Redis) looks at its queue: with no message waiting it stays and finishes the run
+    itself, sending nothing; with one waiting it leaves as above, and invites a worker
+    back."""
+    from scheduler.work_requests import WorkRequests
+
+    ledger = open_ledger(sqlite_url)
+    run_id = make_run(ledger, "dominoes-4x5", depth=2, executor="celery")
+    ids = sub_ids(ledger, run_id)
+    ticks = count()
+    clock = lambda: MESSAGE_SECONDS * next(ticks) / 2  # noqa: E731 — half a message's time a look
+    executor = SentMessages()
+    executor._requests = WorkRequests.for_broker(broker_url)
+    looked = []
+    executor.queue_size = lambda queue: looked.append(queue) or waiting
+    happened = execute_batch(ledger, run_id, ids, executor, clock=clock)
+    assert looked
+    if waiting:
+        assert happened == ["recorded", "recorded"] + ["handed back"] * (len(ids) - 2)
+        assert executor.sent == [(SOLVE_TASK_NAME, [run_id, []])]
+    else:
+        assert happened == ["recorded"] * len(ids) and executor.sent == []
+        assert (L.get_run(ledger, run_id).status, L.get_run(ledger, run_id).solutions) == ("done", 95)
 
 
 def test_a_verified_runs_rest_goes_back_to_the_queue_once_the_message_time_has_passed(sqlite_url):
