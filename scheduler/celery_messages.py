@@ -116,21 +116,32 @@ def execute_batch(ledger: Ledger, run_id: int, sub_ids: Sequence[int], executor:
 
     deadline = clock() + limit
     closed = timed_out = False
-    prefetch: _Prefetch | None = None
+    prefetch: _InThread | None = None
+    queue_look: _InThread | None = None
 
     def time_is_up() -> bool:
         """Whether the worker's time on the run (or the message's) is up: ``limit``
         seconds passed — and, for a worker staying on its run, a message waits on the
         queue (with none waiting it stays another ``limit``: a round through the queue
         costs its hand-back, an invitation, Celery's hand-over and a lease, 2.5 s at
-        50 ms from the ledger and the broker, measured 2026-12-07)."""
-        nonlocal deadline
+        50 ms from the ledger and the broker, measured 2026-12-07).  Far from the broker
+        the queue is looked at from a thread (its first look opens a connection: six
+        round trips), the worker searching on meanwhile."""
+        nonlocal deadline, queue_look
         if clock() < deadline:
             return False
-        if pulls and requests is not None and not _messages_wait(executor, run):
-            deadline = clock() + limit
+        if not pulls or requests is None:
+            return True
+        if queue_look is None:
+            queue_look = _InThread(lambda: _messages_wait(executor, run), "queue")
+        if in_threads() and not queue_look.done():
             return False
-        return True
+        waiting, queue_look = queue_look.result(), None
+        if waiting:
+            return True
+        deadline = clock() + limit
+        return False
+
     with requests.serving(run_id, give_rest) if requests is not None else nullcontext():
         while True:
             while rest.left:
@@ -144,11 +155,12 @@ def execute_batch(ledger: Ledger, run_id: int, sub_ids: Sequence[int], executor:
                     break
                 if requests is not None:
                     requests.holding(rest.left)
-                if pulls and not rest.left and prefetching() and clock() < deadline:
-                    prefetch = _Prefetch(results, owner)
+                if pulls and not rest.left and in_threads() and clock() < deadline:
+                    held = results.take_held()
+                    prefetch = _InThread(lambda: results.pull_with(held, owner)[0], "pull")
                 results.add(_solve(ledger, _solver_of(ledger, run), task, run, requests, executor))
             if prefetch is not None:  # the next parcel, pulled while the last subproblem was searched
-                parcel, prefetch = prefetch.tasks(), None
+                parcel, prefetch = prefetch.result(), None
                 if parcel:
                     rest = rest.refilled(parcel)  # handed back at the loop's top if the time is up
                     if requests is not None:
@@ -298,7 +310,10 @@ class _Results:
     Measured and dropped (2026-11-28): writing them from a thread of their own while the
     worker goes on to its next message — no gain out of the noise (B/A 0.934, then
     1.035) for a weaker guarantee (a message acknowledged before its results are
-    written); docs/performance.md, "Distributed runs"."""
+    written); docs/performance.md, "Distributed runs".  Far from the ledger (a round
+    trip of :data:`THREADS_AFTER` or more) a record goes from a thread while the next
+    subproblems of the same message are searched (:class:`_InThread`), and the message
+    ends once it is written."""
 
     def __init__(self, ledger: Ledger, run: RunBrief, executor: CeleryExecutor | None):
         self.ledger, self.run, self.executor = ledger, run, executor
@@ -306,6 +321,7 @@ class _Results:
         self.unrecorded = 0.0
         self.seconds, self.weight_done = 0.0, Fraction(0)
         self.happened: dict[int, str] = {}
+        self._writing: _InThread | None = None  # a record from a thread (:func:`in_threads`)
 
     @property
     def rate(self) -> float | None:
@@ -325,7 +341,14 @@ class _Results:
         (:func:`scheduler.ledger.pull`), sized by guided self-scheduling for the workers
         the run was planned for, at the rate measured here: its tasks, and whether this
         closed the run (nothing was pending, nothing is open)."""
+        self.written()
         return self.pull_with(self.take_held(), owner)
+
+    def written(self) -> None:
+        """Wait for the record in flight from a thread, if any (raising its error)."""
+        writing, self._writing = self._writing, None
+        if writing is not None:
+            writing.result()
 
     def take_held(self) -> list[Outcome]:
         """The outcomes held, let go of here: the caller records them."""
@@ -334,7 +357,7 @@ class _Results:
 
     def pull_with(self, outcomes: list[Outcome], owner: str) -> tuple[list[Task], bool]:
         """:meth:`pull` recording ``outcomes`` (taken by :meth:`take_held`): also from
-        :class:`_Prefetch`'s thread, while this one solves and holds the next."""
+        a thread of its own (:class:`_InThread`), while this one solves and holds the next."""
         options = self.run.options
         parcel = Parcel.of_seconds(options.workers or GUIDED_SHARE, self.rate, message_target(options.task_seconds),
                                    parcel_floor(), heaviest_first=self.run.mode is Mode.COUNT)
@@ -347,11 +370,16 @@ class _Results:
         in the same transaction, if nothing of it is open any more — when this message
         recorded anything.  Whether the run was closed here."""
         closed = False
+        self.written()
         if closing and (self.outcomes or "recorded" in self.happened.values()):
             held = self.take_held()
             recorded, closed = record_closing(self.ledger, self.run.id, held, queued=True, sampling=self.run.sampling)
         elif self.outcomes:
             held = self.take_held()
+            if in_threads():  # far from the ledger: written while the next subproblems are searched
+                self._writing = _InThread(lambda: self._recorded(held, record_results(
+                    self.ledger, held, queued=True, sampling=self.run.sampling)), "record")
+                return False
             recorded = record_results(self.ledger, held, queued=True, sampling=self.run.sampling)
         else:
             return False
@@ -367,48 +395,55 @@ class _Results:
                 _send_on(self.executor, self.run, outcome, children)
 
 
-#: a worker pulls its next parcel while it searches the last subproblem of the one before
-#: only where its ledger's round trip is at least this long (seconds): on a local network
-#: nothing changes (a thread of its own for the ledger's writes measured no gain there,
-#: see :class:`_Results`)
-PREFETCH_AFTER = 0.004
+#: a worker pulls its next parcel while it searches the last subproblem of the one before,
+#: and records its results while it searches the next, only where its ledger's round trip
+#: is at least this long (seconds): on a local network nothing changes (a thread of its
+#: own for the ledger's writes measured no gain there, see :class:`_Results`)
+THREADS_AFTER = 0.004
 
 
-def prefetching() -> bool:
-    """Whether to pull the next parcel from a thread (:class:`_Prefetch`): where the
-    ledger's round trip as measured here is :data:`PREFETCH_AFTER` or longer."""
-    return (ROUND_TRIPS.seconds or 0.0) >= PREFETCH_AFTER
+def in_threads() -> bool:
+    """Whether the ledger's exchanges go from threads (:class:`_InThread`): where the
+    ledger's round trip as measured here is :data:`THREADS_AFTER` or longer."""
+    return (ROUND_TRIPS.seconds or 0.0) >= THREADS_AFTER
 
 
-class _Prefetch:
-    """The run's next parcel, pulled from a thread of its own while the worker searches
-    the last subproblem of its parcel (the C search releases the GIL): the pull's round
-    trip to the ledger hidden behind the search.  The pull records the outcomes held when
-    it starts, as :meth:`_Results.pull` would; the last one's outcome waits for the next
-    record.  A pull that finds nothing pending closes nothing (the worker's own
-    subproblem is open): the loop pulls again after it, as without a prefetch.  Should
-    the search fail meanwhile, the parcel's leases expire as a crashed worker's would."""
+class _InThread:
+    """An exchange with the ledger run in a thread of its own while the message's thread
+    searches (the C search releases the GIL): its round trip hidden behind the search.
+    :meth:`result` waits for it and raises its error in the message's thread.  Three: the
+    run's next parcel pulled while the last subproblem of a parcel is searched (the pull
+    records the outcomes held when it starts; the last one's waits for the next record; a
+    pull that finds nothing pending closes nothing, the worker's own subproblem being
+    open, and the loop pulls again after it), and a record while the next subproblems are
+    searched (one at a time: the next record, pull or closing record waits for it), and
+    the look at the queue past the worker's time on its run.  The
+    message ends only once both are done, so it is acknowledged after its results are
+    written, as ever; should a search fail meanwhile, what the thread leased expires as a
+    crashed worker's would, and what it recorded stays recorded once."""
 
-    def __init__(self, results: _Results, owner: str):
-        self._pulled: list[Task] = []
+    def __init__(self, exchange: Callable[[], object], name: str):
+        self._value: object = None
         self._error: BaseException | None = None
-        outcomes = results.take_held()
 
         def run() -> None:
             try:
-                self._pulled = results.pull_with(outcomes, owner)[0]
-            except BaseException as exc:  # raised again in the message's thread (tasks())
+                self._value = exchange()
+            except BaseException as exc:  # raised again in the message's thread (result())
                 self._error = exc
 
-        self._thread = threading.Thread(target=run, name="tilecensus-prefetch", daemon=True)
+        self._thread = threading.Thread(target=run, name=f"tilecensus-{name}", daemon=True)
         self._thread.start()
 
-    def tasks(self) -> list[Task]:
-        """The parcel leased, once the pull is done; its error, raised here."""
+    def done(self) -> bool:
+        return not self._thread.is_alive()
+
+    def result(self):
+        """What the exchange returned, once it is done; its error, raised here."""
         self._thread.join()
         if self._error is not None:
             raise self._error
-        return self._pulled
+        return self._value
 
 
 def execute_one(ledger: Ledger, sub_id: int, executor: CeleryExecutor | None) -> str:

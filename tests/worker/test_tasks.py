@@ -171,28 +171,27 @@ def test_the_task_takes_one_id_or_a_list(sqlite_url, monkeypatch):
     assert solve_subproblems(run_id, rest) == ["skipped"] * len(rest)
 
 
-def test_a_worker_that_pulls_while_it_searches_records_each_subproblem_once(any_url, monkeypatch):
-    """The next parcel pulled from a thread while the last subproblem of the one before is
-    searched (as where the ledger is far away): every subproblem leased once and recorded
-    once — donated frontiers included — and the run closed with the exact count."""
+def test_a_worker_that_pulls_and_records_while_it_searches_records_each_subproblem_once(any_url, monkeypatch):
+    """The next parcel pulled, and results recorded, from threads while the worker searches
+    (as where the ledger is far away): every subproblem leased once and recorded once —
+    donated frontiers included — and the run closed with the exact count."""
     from scheduler import celery_messages as M
 
-    pulled_ahead = []
-    real = M._Prefetch.tasks
+    threads = []
+    real = M._InThread.__init__
 
-    def counted(self):
-        tasks = real(self)
-        pulled_ahead.append(len(tasks))
-        return tasks
+    def counted(self, exchange, name):
+        threads.append(name)
+        real(self, exchange, name)
 
-    monkeypatch.setattr(M, "prefetching", lambda: True)
-    monkeypatch.setattr(M._Prefetch, "tasks", counted)
+    monkeypatch.setattr(M, "in_threads", lambda: True)
+    monkeypatch.setattr(M._InThread, "__init__", counted)
     ledger = open_ledger(any_url)
     run_id = make_run(ledger, "dominoes-6x6", depth=3, executor="celery", node_budget=3000)
     ids = sub_ids(ledger, run_id)
     executor = SentMessages()
     assert execute_batch(ledger, run_id, ids[:2], executor) == ["recorded"] * 2
-    assert sum(1 for n in pulled_ahead if n) >= 2  # the rest came in parcels pulled ahead
+    assert threads.count("pull") >= 2 and threads.count("record") >= 2
     assert executor.sent == []
     run = L.get_run(ledger, run_id)
     assert (run.status, run.solutions) == ("done", 6728)
