@@ -54,6 +54,19 @@ WAIT_SECONDS = 5.0
 HANDOFF_AFTER = 0.05
 
 
+def _no_client_info() -> dict:
+    """redis-py's arguments for a connection that sends no ``CLIENT SETINFO``:
+    ``driver_info=None`` where it has one (8.1; ``lib_name`` is deprecated there), else
+    ``lib_name`` and ``lib_version`` None."""
+    import inspect
+
+    import redis.connection
+
+    if "driver_info" in inspect.signature(redis.connection.AbstractConnection.__init__).parameters:
+        return {"driver_info": None}
+    return {"lib_name": None, "lib_version": None}
+
+
 def token_key(run_id: int) -> str:
     return f"tilecensus:hungry:{run_id}"
 
@@ -84,14 +97,19 @@ class WorkRequests:
 
     @classmethod
     def for_broker(cls, url: str) -> "WorkRequests | None":
-        """Requests over the broker's Redis; None for another broker."""
+        """Requests over the broker's Redis; None for another broker.  Its connections
+        speak RESP2 and tell nothing about the client: a new one sends ``SELECT`` alone
+        (its database) where redis-py 8 sent ``HELLO 3``, ``CLIENT MAINT_NOTIFICATIONS``
+        and two ``CLIENT SETINFO`` first — five round trips, 0.5 s at 50 ms one way, each
+        time a worker's threads needed one more connection (2026-12-07,
+        ``bench/two_hosts.py --trace``)."""
         from .celery_config import is_redis_url
 
         if not is_redis_url(url):
             return None
         import redis
 
-        return cls(redis.Redis.from_url(url, socket_timeout=5 + POLL_SECONDS))
+        return cls(redis.Redis.from_url(url, socket_timeout=5 + POLL_SECONDS, protocol=2, **_no_client_info()))
 
     @contextmanager
     def serving(self, run_id: int, give_rest: Callable[[], bool] | None = None) -> Iterator[None]:

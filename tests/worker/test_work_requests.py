@@ -266,3 +266,21 @@ def test_a_worker_asking_for_work_does_not_take_its_own_token(broker_url, own_to
     assert why == "nobody searching"
     assert seen == [[b"me"]] * 3 and not requests.asked()
     assert requests.redis.llen(key) == 0  # taken back once it stopped asking
+
+
+def test_a_new_connection_for_requests_sends_its_database_alone(broker_url, monkeypatch):
+    """No ``HELLO``, ``CLIENT MAINT_NOTIFICATIONS`` nor ``CLIENT SETINFO`` before the first
+    command: each was a round trip on a link with latency."""
+    import redis.connection
+
+    sent = []
+    real = redis.connection.AbstractConnection.send_command
+
+    def counted(self, *args, **kwargs):
+        sent.append(str(args[0]).upper())
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(redis.connection.AbstractConnection, "send_command", counted)
+    requests = WorkRequests.for_broker(broker_url)
+    requests.redis.ping()
+    assert sent == ["SELECT", "PING"] if not broker_url.endswith("/0") else sent == ["PING"]
