@@ -155,18 +155,13 @@ class Relay:
         # reach the server three one-way trips after the client's connect began.
         pipes = [asyncio.create_task(self._pipe(reader, up_writer, accepted + 3 * self.latency, target[1], conn)),
                  asyncio.create_task(self._pipe(up_reader, writer, 0.0, None, conn))]
-        try:
-            await asyncio.gather(*pipes)
-        except Exception:
-            pass
+        try:  # (either side's end, a reset included, ends both: the pipes' errors are the connection's end)
+            await asyncio.gather(*pipes, return_exceptions=True)
         finally:
             for p in pipes:
                 p.cancel()
             for w in (writer, up_writer):
-                try:
-                    w.close()
-                except Exception:
-                    pass
+                w.close()
 
     async def _pipe(self, reader, writer, not_before: float, upstream: int | None, conn: int) -> None:
         loop = asyncio.get_running_loop()
@@ -206,18 +201,20 @@ class Relay:
             pumping.cancel()
 
     def close(self) -> None:
+        """Stop serving: every connection's tasks cancelled and waited for (a task left
+        pending when the loop stops is reported as destroyed at the interpreter's exit)."""
         async def stop() -> None:
             for s in self.servers:
                 s.close()
-            for task in asyncio.all_tasks():
-                if task is not asyncio.current_task():
-                    task.cancel()
-        try:
-            asyncio.run_coroutine_threadsafe(stop(), self.loop).result(5)
-        except Exception:
-            pass
+            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+        asyncio.run_coroutine_threadsafe(stop(), self.loop).result(10)
         self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(5)
+        self.thread.join(10)
+        if not self.thread.is_alive():
+            self.loop.close()
 
 
 # --- the hosts ------------------------------------------------------------------------
