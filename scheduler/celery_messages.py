@@ -155,10 +155,14 @@ def execute_batch(ledger: Ledger, run_id: int, sub_ids: Sequence[int], executor:
                     break
                 if requests is not None:
                     requests.holding(rest.left)
+                # the solver first: a run's first message reads its spec on the pooled connection,
+                # one round trip, before the pulling thread takes that connection (beside it, the
+                # read opened a connection of its own: three round trips, 2026-12-07 trace at 50 ms)
+                solver = _solver_of(ledger, run)
                 if pulls and not rest.left and in_threads() and clock() < deadline:
                     held = results.take_held()
                     prefetch = _InThread(lambda: results.pull_with(held, owner)[0], "pull")
-                results.add(_solve(ledger, _solver_of(ledger, run), task, run, requests, executor))
+                results.add(_solve(ledger, solver, task, run, requests, executor))
             if prefetch is not None:  # the next parcel, pulled while the last subproblem was searched
                 parcel, prefetch = prefetch.result(), None
                 if parcel:

@@ -199,3 +199,32 @@ def test_a_worker_that_pulls_and_records_while_it_searches_records_each_subprobl
         attempts = s.execute(select(Subproblem.attempts).where(Subproblem.run_id == run_id)).scalars().all()
     assert set(attempts) == {1} and len(attempts) > len(ids)  # each leased once; frontiers donated
     assert set(states(ledger, run_id)) == {"done"}
+
+
+def test_a_runs_first_message_reads_its_spec_before_a_thread_takes_the_connection(sqlite_url, monkeypatch):
+    """A message of one subproblem on a worker without the run's solver: the spec is read
+    (on the pooled connection) before the thread that pulls the next parcel starts — beside
+    that thread the read opened a connection of its own, three round trips far away."""
+    from scheduler import celery_messages as M
+    from scheduler import work
+
+    happened = []
+    real_init, real_spec = M._InThread.__init__, M.run_spec
+
+    def thread(self, exchange, name):
+        happened.append(name)
+        real_init(self, exchange, name)
+
+    def spec(ledger, run_id):
+        happened.append("spec")
+        return real_spec(ledger, run_id)
+
+    monkeypatch.setattr(M, "in_threads", lambda: True)
+    monkeypatch.setattr(M._InThread, "__init__", thread)
+    monkeypatch.setattr(M, "run_spec", spec)
+    monkeypatch.setattr(work, "_CACHE", {})
+    ledger = open_ledger(sqlite_url)
+    run_id = make_run(ledger, "dominoes-4x4", depth=2, executor="celery")
+    assert execute_batch(ledger, run_id, sub_ids(ledger, run_id)[:1], SentMessages())[0] == "recorded"
+    assert happened[:2] == ["spec", "pull"]
+    assert L.get_run(ledger, run_id).status == "done"
