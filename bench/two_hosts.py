@@ -157,6 +157,8 @@ class Relay:
                  asyncio.create_task(self._pipe(up_reader, writer, 0.0, None, conn))]
         try:  # (either side's end, a reset included, ends both: the pipes' errors are the connection's end)
             await asyncio.gather(*pipes, return_exceptions=True)
+        except asyncio.CancelledError:  # the relay closing: this connection ends here.  Not re-raised:
+            pass  # Python 3.11's streams ask a cancelled client task for its exception, and print that
         finally:
             for p in pipes:
                 p.cancel()

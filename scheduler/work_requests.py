@@ -288,11 +288,14 @@ class WorkRequests:
                 if pullable is not None and pullable():
                     why = "pullable"
                     break
-                if queued() > 0:
-                    why = "queued"
-                    break
+                # nobody searching before the queue: the ledger's look has just said so, while a look
+                # at the queue may open a connection (six round trips far from the broker: a worker
+                # whose run had ended finished its wait 2 s into the next run, traced at 50 ms)
                 if not others_searching():
                     why = "nobody searching"
+                    break
+                if queued() > 0:
+                    why = "queued"
                     break
                 pipe = self.redis.pipeline()
                 pipe.lrem(key, 0, owner)
