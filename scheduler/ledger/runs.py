@@ -138,7 +138,6 @@ def get_run(ledger: Ledger, run_id: int) -> Run:
         return run
 
 
-_STATUS = select(RUN.c.status).where(RUN.c.id == bindparam("run_id"))
 _DONE_SO_FAR = select(func.sum(SUB.c.seconds), func.sum(SUB.c.done_f)).where(
     SUB.c.run_id == bindparam("run_id"), SUB.c.state == SubproblemState.DONE)
 
@@ -152,12 +151,10 @@ def measured_rate(ledger: Ledger, run_id: int) -> float | None:
 
 
 def run_status(ledger: Ledger, run_id: int) -> str:
-    """A run's status, in one small query (what a waiting process polls)."""
+    """A run's status, in one small query (what a waiting process polls): the SQL that
+    :mod:`scheduler.read_direct` asks too (:func:`scheduler.reads.run_status`)."""
     with ledger.engine.connect() as conn:
-        status = conn.execute(_STATUS, {"run_id": run_id}).scalar()
-    if status is None:
-        raise LedgerError(f"no run {run_id} in the ledger {ledger.url}")
-    return status
+        return reads.run_status(reads.session_query(conn), run_id, f"no run {run_id} in the ledger {ledger.url}")
 
 
 def run_spec(ledger: Ledger, run_id: int) -> dict:
