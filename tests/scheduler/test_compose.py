@@ -17,8 +17,9 @@ def _check_command(argv: list[str]) -> click.Command:
     cmd: click.Command = cli
     args = argv[1:]
     while isinstance(cmd, click.Group) and args and not args[0].startswith("-"):
-        assert args[0] in cmd.commands, f"no command {args[0]!r} in {argv}"
-        cmd = cmd.commands[args[0]]
+        found = cmd.get_command(click.Context(cmd), args[0])  # as click asks: a command's module loads when asked
+        assert found is not None, f"no command {args[0]!r} in {argv}"
+        cmd = found
         args = args[1:]
     known = {opt for p in cmd.params for opt in getattr(p, "opts", []) + getattr(p, "secondary_opts", [])}
     for a in args:
