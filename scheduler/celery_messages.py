@@ -36,7 +36,7 @@ from .ledger import verifications as V
 from .pulling import pulls_from_ledger
 from .round_trips import ROUND_TRIPS
 from .run_options import Mode
-from .work import Outcome, Task, cached_solver, is_cached, solve_task, worker_name
+from .work import Outcome, Task, cached_keys, cached_solver, is_cached, solve_task, worker_name
 from .work_requests import WorkRequests
 
 _log = logging.getLogger(__name__)
@@ -84,7 +84,7 @@ def execute_batch(ledger: Ledger, run_id: int, sub_ids: Sequence[int], executor:
     message's unstarted subproblems are sent back to the queue once
     :func:`scheduler.batches.message_target` seconds have passed."""
     owner = f"celery:{worker_name()}"
-    run, tasks = lease_message(ledger, run_id, sub_ids, owner)
+    run, tasks = lease_message(ledger, run_id, sub_ids, owner, known_specs=_known_specs())
     if run is None:  # finished, cancelled or failed meanwhile: nothing to do
         return ["skipped"] * len(sub_ids)
     results = _Results(ledger, run, executor)
@@ -155,9 +155,10 @@ def execute_batch(ledger: Ledger, run_id: int, sub_ids: Sequence[int], executor:
                     break
                 if requests is not None:
                     requests.holding(rest.left)
-                # the solver first: a run's first message reads its spec on the pooled connection,
-                # one round trip, before the pulling thread takes that connection (beside it, the
-                # read opened a connection of its own: three round trips, 2026-12-07 trace at 50 ms)
+                # the solver first: where the lease did not bring the spec (SQLite, or other solver
+                # options), a run's first message reads it on the pooled connection, one round trip,
+                # before the pulling thread takes that connection (beside it, the read opened a
+                # connection of its own: three round trips, 2026-12-07 trace at 50 ms)
                 solver = _solver_of(ledger, run)
                 if pulls and not rest.left and in_threads() and clock() < deadline:
                     held = results.take_held()
@@ -474,7 +475,15 @@ def _solver_of(ledger: Ledger, run: RunBrief):
     problem at once, where building it took 0.1-0.3 s (the pentacube box: compiling,
     the symmetry group, the orbit anchors)."""
     key = ("problem", run.spec_hash, repr(run.options.solver))
-    return cached_solver(key, None if is_cached(key) else run_spec(ledger, run.id), run.options)
+    if is_cached(key):
+        return cached_solver(key, None, run.options)
+    return cached_solver(key, run.spec if run.spec is not None else run_spec(ledger, run.id), run.options)
+
+
+def _known_specs() -> list[str]:
+    """The spec hashes of the problems this process holds a solver of (under some
+    options: one whose options differ reads the spec, :func:`_solver_of`)."""
+    return sorted({key[1] for key in cached_keys() if isinstance(key, tuple) and key[0] == "problem"})
 
 
 def _solve(ledger: Ledger, solver, task: Task, run: RunBrief, requests: WorkRequests | None = None,

@@ -67,6 +67,11 @@ def is_cached(key: Hashable) -> bool:
     return key in _CACHE
 
 
+def cached_keys() -> list[Hashable]:
+    """The keys of the solvers this process holds."""
+    return list(_CACHE)
+
+
 def cached_solver(key: Hashable, spec: dict[str, Any] | None, options: RunOptions) -> Solver:
     """The solver of a run, built once per process (``key``: the run's identity; ``spec``
     may be None when :func:`is_cached` says so)."""

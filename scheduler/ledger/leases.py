@@ -7,8 +7,8 @@ import datetime as dt
 import os
 import socket
 from collections import namedtuple
-from dataclasses import dataclass
-from typing import Sequence
+from dataclasses import dataclass, field
+from typing import Collection, Sequence
 
 from sqlalchemy import Connection, and_, bindparam, or_, select, update
 
@@ -113,13 +113,15 @@ def exchange(ledger: Ledger, outcomes: Sequence[Outcome], run_id: int, owner: st
 
 @dataclass(frozen=True)
 class RunBrief:
-    """What a worker needs of a run for each task (the spec is fetched once per run)."""
+    """What a worker needs of a run for each task (the spec is fetched once per run:
+    ``spec``, where the lease read it with the brief, :func:`lease_message`)."""
 
     id: int
     mode: Mode
     options: RunOptions
     spec_hash: str
     verify_fraction: float | None = None
+    spec: dict | None = field(default=None, compare=False, repr=False)
 
     @property
     def sampling(self) -> Sampling | None:
@@ -148,7 +150,8 @@ def lease_one(ledger: Ledger, sub_id: int, owner: str) -> tuple[Task, RunBrief] 
         return task_of(row), run
 
 
-def lease_message(ledger: Ledger, run_id: int, sub_ids: Sequence[int], owner: str) -> tuple[RunBrief | None, list[Task]]:
+def lease_message(ledger: Ledger, run_id: int, sub_ids: Sequence[int], owner: str, *,
+                  known_specs: Collection[str] | None = None) -> tuple[RunBrief | None, list[Task]]:
     """A worker's message: the run's brief and the leasable ones of these subproblems,
     leased, in the order given — one transaction, a conditional UPDATE returning the
     tasks (three statements and a connection more cost each message 2-3 ms, on a
@@ -158,10 +161,12 @@ def lease_message(ledger: Ledger, run_id: int, sub_ids: Sequence[int], owner: st
     transaction's ``BEGIN`` and ``COMMIT`` (:func:`_lease_pipelined`): one round trip
     where there were four, the lease as long as this run's last here (or the last run's,
     or the default options'), set right by one statement more when the brief says
-    otherwise."""
+    otherwise.  ``known_specs``: the spec hashes the caller holds a solver of; on
+    PostgreSQL a run of another spec has its spec read in the same round trip (the
+    brief's ``spec``), where the first message of each run read it in one more."""
     if pipelines(ledger.engine):
         with transaction(ledger.engine) as conn:
-            run, tasks = _lease_pipelined(conn, run_id, sub_ids, owner, _lease_guess(run_id))
+            run, tasks = _lease_pipelined(conn, run_id, sub_ids, owner, _lease_guess(run_id), known_specs)
     else:
         with ledger.engine.begin() as conn:
             run = run_brief(conn, run_id)
@@ -245,8 +250,10 @@ _REMEMBERED_RUNS = 64
 
 #: :data:`_RUN_BRIEF` and :data:`_LEASE_MANY` in psycopg's placeholders, for one pipeline;
 #: the UPDATE leases only while the run is running, which the brief read beside it tells
-_RUN_BRIEF_PG = f"SELECT status, mode, options, spec_hash, verify_fraction FROM {RUN.name} WHERE id = %(run_id)s"
-_BriefRow = namedtuple("_BriefRow", "status mode options spec_hash verify_fraction")  # as brief_of reads a row
+_RUN_BRIEF_PG = ("SELECT status, mode, options, spec_hash, verify_fraction, "
+                 "CASE WHEN %(spec)s AND spec_hash <> ALL(%(known)s::text[]) THEN spec END "
+                 f"FROM {RUN.name} WHERE id = %(run_id)s")
+_BriefRow = namedtuple("_BriefRow", "status mode options spec_hash verify_fraction spec")  # as brief_of reads a row
 _LEASE_MANY_PG = (
     f"UPDATE {SUB.name} SET state = %(leased)s, lease_owner = %(owner)s, lease_expires = %(expires)s, "
     "attempts = attempts + 1 WHERE id = ANY(%(sub_ids)s) "
@@ -257,7 +264,7 @@ _LEASE_MANY_PG = (
 
 
 def _lease_pipelined(conn: Connection, run_id: int, sub_ids: Sequence[int], owner: str,
-                     seconds: float) -> tuple[RunBrief | None, list[Task]]:
+                     seconds: float, known_specs: Collection[str] | None = None) -> tuple[RunBrief | None, list[Task]]:
     """:func:`lease_message` with the brief and the UPDATE in one pipeline, committed, the
     lease ``seconds`` long; set right at once (one statement more, a transaction of its
     own) where the brief says the run's lease is of another length (the first message of
@@ -266,8 +273,8 @@ def _lease_pipelined(conn: Connection, run_id: int, sub_ids: Sequence[int], owne
     lease = [{"sub_ids": list(sub_ids), "owner": owner, "now": now, "run_id": run_id,
               "expires": now + dt.timedelta(seconds=seconds), "leased": str(SubproblemState.LEASED),
               "pending": str(SubproblemState.PENDING), "running": str(RunStatus.RUNNING)}] if sub_ids else []
-    (briefs,), leased_rows = pipelined(conn, [(_RUN_BRIEF_PG, [{"run_id": run_id}]), (_LEASE_MANY_PG, lease)],
-                                       commit=True)
+    brief = {"run_id": run_id, "spec": known_specs is not None, "known": list(known_specs or ())}
+    (briefs,), leased_rows = pipelined(conn, [(_RUN_BRIEF_PG, [brief]), (_LEASE_MANY_PG, lease)], commit=True)
     leased = leased_rows[0] if leased_rows else []
     if not briefs or briefs[0][0] != RunStatus.RUNNING:
         _LEASE_SECONDS.pop(run_id, None)
@@ -315,7 +322,8 @@ def unlease(ledger: Ledger, sub_ids: Sequence[int], owner: str) -> None:
 
 
 def brief_of(run_id: int, row) -> RunBrief:
-    return RunBrief(run_id, Mode(row.mode), RunOptions.from_json(row.options), row.spec_hash, row.verify_fraction)
+    return RunBrief(run_id, Mode(row.mode), RunOptions.from_json(row.options), row.spec_hash, row.verify_fraction,
+                    getattr(row, "spec", None))
 
 
 def run_brief(conn: Connection, run_id: int) -> RunBrief | None:

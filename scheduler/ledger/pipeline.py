@@ -89,12 +89,14 @@ def _begin_first(conn, cursor, _statement, _parameters, _context, _executemany) 
 
 
 def pipelined(conn: Connection, statements: Sequence[tuple[str, Sequence[dict[str, Any]]]], *,
-              commit: bool = False) -> list[list[list[tuple]]]:
+              commit: bool = False, then: Sequence[tuple[str, Sequence[dict[str, Any]]]] = ()) -> list[list[list[tuple]]]:
     """Run each ``(sql, params)`` once per parameter dict (psycopg's ``%(name)s``
     placeholders), all in one pipeline, in order, in the transaction ``conn`` is in —
     after its ``BEGIN`` where it was not sent yet (:func:`transaction`), and ``commit``:
-    followed by its ``COMMIT`` (in a :func:`transaction`; nothing must follow).  The rows
-    returned: per statement, per parameter dict (an empty list where a statement returns
+    followed by its ``COMMIT`` (in a :func:`transaction`; nothing must follow but
+    ``then``: statements in a transaction of their own, begun and committed in the same
+    flush, which sees the first committed).  The rows returned: per statement, ``then``'s
+    after the others, per parameter dict (an empty list where a statement returns
     none).  The driver's errors come out as SQLAlchemy's (an outage is an
     ``OperationalError``, as for any other statement), and a connection the database
     dropped is invalidated, so that the pool does not hand it out again.
@@ -105,6 +107,8 @@ def pipelined(conn: Connection, statements: Sequence[tuple[str, Sequence[dict[st
     from sqlalchemy.exc import DBAPIError
 
     driver = conn.connection.dbapi_connection
+    if then and not (commit and driver.autocommit):
+        raise ValueError("statements in a transaction of their own follow a COMMIT sent here (commit=True, in a transaction())")
     begin = conn.info.pop(_BEGIN_PENDING, False)
     whole = begin and commit  # the whole transaction in one flush: a round trip, timed
     cursors: list[list] = []
@@ -113,20 +117,19 @@ def pipelined(conn: Connection, statements: Sequence[tuple[str, Sequence[dict[st
         with driver.pipeline():
             if begin:
                 driver.execute("BEGIN")
-            for sql, params in statements:
-                cursors.append([])
-                for one in params:
-                    cursor = driver.cursor()
-                    cursors[-1].append(cursor)
-                    cursor.execute(sql, one)
+            _execute_each(driver, statements, cursors)
             if commit and driver.autocommit:
+                driver.execute("COMMIT")
+            if then:
+                driver.execute("BEGIN")
+                _execute_each(driver, then, cursors)
                 driver.execute("COMMIT")
         rows = [[cursor.fetchall() if cursor.description is not None else [] for cursor in each] for each in cursors]
     except psycopg.Error as exc:
         dropped = driver.broken or driver.closed
         if dropped:
             conn.invalidate(exc)
-        raise DBAPIError.instance("; ".join(sql for sql, _ in statements), None, exc, psycopg.Error,
+        raise DBAPIError.instance("; ".join(sql for sql, _ in [*statements, *then]), None, exc, psycopg.Error,
                                   connection_invalidated=dropped, dialect=conn.dialect) from exc
     finally:
         for each in cursors:
@@ -135,3 +138,13 @@ def pipelined(conn: Connection, statements: Sequence[tuple[str, Sequence[dict[st
     if whole:
         ROUND_TRIPS.observe(time.perf_counter() - started)
     return rows
+
+
+def _execute_each(driver, statements: Sequence[tuple[str, Sequence[dict[str, Any]]]], cursors: list[list]) -> None:
+    """Each statement once per parameter dict, its cursors kept in ``cursors``."""
+    for sql, params in statements:
+        cursors.append([])
+        for one in params:
+            cursor = driver.cursor()
+            cursors[-1].append(cursor)
+            cursor.execute(sql, one)

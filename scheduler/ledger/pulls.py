@@ -32,7 +32,7 @@ from ..work import Outcome, Task
 from .leases import lease_ids, task_of
 from .pipeline import pipelines, transaction
 from .results import record_all, record_pipelined
-from .runs import close_when_done
+from .runs import close_when_done, open_look_pg
 
 SUB = Subproblem.__table__
 RUN = Run.__table__
@@ -106,23 +106,32 @@ def pull(ledger: Ledger, run_id: int, owner: str, outcomes: Sequence[Outcome], p
     pending, close the run if nothing of it is open any more (a second transaction).
     Nothing is leased from a run that is not running.  On PostgreSQL the results and the
     parcel go in one pipeline with the transaction's ``BEGIN`` and ``COMMIT``: one round
-    trip (two where a result donates, :func:`~.results.record_pipelined`)."""
+    trip (two where a result donates, :func:`~.results.record_pipelined`) — and with them,
+    in a transaction of its own, the look at whether anything of the run is still open
+    (:func:`~.runs.open_look_pg`): a pull that finds nothing pending while something is
+    open (another worker's search, or this one's own, pulled ahead of it) is done in that
+    round trip, where the look and its ``COMMIT`` were two more (0.3 s a pull at 50 ms
+    one way, traced 2026-12-07); only one that finds nothing open goes on to close."""
     now = utcnow()
     expires = now + dt.timedelta(seconds=lease_seconds)
     with transaction(ledger.engine) as conn:
         if pipelines(conn):
             params = _pull_params(run_id, owner, parcel, expires)
             sql = _PULL_PG_HEAVIEST if parcel.heaviest_first else _PULL_PG_IN_ORDER
-            recorded, (rows,) = record_pipelined(conn, outcomes, queued=True, after=[(sql, params)], commit=True)
+            recorded, (rows, _locked, still_open) = record_pipelined(
+                conn, outcomes, queued=True, after=[(sql, params)], then=open_look_pg(run_id), commit=True)
+            if not rows and still_open:
+                return Pull(recorded, [])
         else:
             recorded = record_all(conn, outcomes, queued=True)
             rows = _pull_rows(conn, run_id, owner, parcel, now, expires)
         if rows:
             return Pull(recorded, _in_parcel_order([task_of(row) for row in rows], parcel))
-    # nothing pending: the run closed if nothing of it is open, in a transaction of its own
-    # that locks the run's row and nothing else (the results' rows, locked above, then the
-    # run's row deadlocked against a message's closing record, which locks the run's row
-    # first; the last pull to take the run's row sees every result committed before it)
+    # nothing pending (nor open, on PostgreSQL): the run closed if nothing of it is open, in
+    # a transaction of its own that locks the run's row and nothing else (the results'
+    # rows, locked above, then the run's row deadlocked against a message's closing record,
+    # which locks the run's row first; the last pull to take the run's row sees every
+    # result committed before it)
     return Pull(recorded, [], close_when_done(ledger, run_id))
 
 

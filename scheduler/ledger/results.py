@@ -181,13 +181,14 @@ def donates_only(outcome: Outcome, sampling: Sampling | None) -> bool:
 
 def record_pipelined(conn: Connection, outcomes: Sequence[Outcome], *, queued: bool = False,
                      sampling: Sampling | None = None, before: Sequence[tuple[str, dict]] = (),
-                     after: Sequence[tuple[str, dict]] = (),
+                     after: Sequence[tuple[str, dict]] = (), then: Sequence[tuple[str, dict]] = (),
                      commit: bool = False) -> tuple[list[list[int] | None], list[list[tuple]]]:
     """PostgreSQL (:func:`~.pipeline.pipelines`): :func:`record_all` in psycopg's pipeline,
     after the statements ``before`` and before those ``after`` (psycopg placeholders, one
     parameter dict each); ``commit``: the transaction's ``COMMIT`` after them (in a
-    :func:`~.pipeline.transaction`).  What each result recorded, in order, and the rows of
-    ``after``'s statements.
+    :func:`~.pipeline.transaction`), then the statements ``then`` in a transaction of their
+    own, in the same flush (:func:`~.pipeline.pipelined`).  What each result recorded, in
+    order, and the rows of ``after``'s statements, then of ``then``'s.
 
     Every result's row goes in the first flush.  Where each writes its row alone (most
     results of a count), ``after`` goes with them: one round trip, ``BEGIN`` and
@@ -199,9 +200,10 @@ def record_pipelined(conn: Connection, outcomes: Sequence[Outcome], *, queued: b
     statements = [(sql, [params]) for sql, params in before]
     statements.append((_RECORD_PG, [_pg_values(o, now) for o in outcomes]))
     more = [i for i, o in enumerate(outcomes) if not writes_alone(o, sampling)]
+    last = [(sql, [params]) for sql, params in then]
     if not more:
         statements += [(sql, [params]) for sql, params in after]
-    rows = pipelined(conn, statements, commit=commit and not more)
+    rows = pipelined(conn, statements, commit=commit and not more, then=last if not more else ())
     recorded: list[list[int] | None] = [[] if returned else None for returned in rows[len(before)]]
     if not more:
         return recorded, [r[0] for r in rows[len(before) + 1:]]
@@ -216,7 +218,7 @@ def record_pipelined(conn: Connection, outcomes: Sequence[Outcome], *, queued: b
         else:
             recorded[i] = _record_rest(conn, outcome, now, queued=queued, sampling=sampling)
     second = [(insert_one(tuple(children[0])), children) for children in inserts]
-    rows = pipelined(conn, second + [(sql, [params]) for sql, params in after], commit=commit)
+    rows = pipelined(conn, second + [(sql, [params]) for sql, params in after], commit=commit, then=last)
     for i, inserted in zip(donors, rows):
         recorded[i] = [returned[0][0] for returned in inserted]
     return recorded, [r[0] for r in rows[len(second):]]

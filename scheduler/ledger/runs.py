@@ -177,6 +177,20 @@ _LOCK_RUN = select(RUN.c.id).where(RUN.c.id == bindparam("run_id")).with_for_upd
 #: (:func:`~.results.record_pipelined`)
 _LOCK_RUN_PG = f"SELECT id FROM {RUN.name} WHERE id = %(run_id)s FOR UPDATE"
 _HAS_OPEN_PG = f"SELECT id FROM {SUB.name} WHERE run_id = %(run_id)s AND state = ANY(%(open)s) LIMIT 1"
+#: the run's row locked where nothing of it is pending (a pending subproblem is open, and
+#: whoever records it later looks again, so no lock is needed then)
+_LOCK_RUN_UNLESS_PENDING_PG = (f"SELECT id FROM {RUN.name} WHERE id = %(run_id)s AND NOT EXISTS "
+                               f"(SELECT 1 FROM {SUB.name} WHERE run_id = %(run_id)s AND state = %(pending)s) FOR UPDATE")
+
+
+def open_look_pg(run_id: int) -> list[tuple[str, dict]]:
+    """PostgreSQL: the statements of a look at whether anything of the run is open, in a
+    transaction of its own after the caller's committed (:func:`.pulls.pull`, in the same
+    flush): the run's row locked first, as :func:`close_if_done` locks it, so that of two
+    workers recording the run's last results, the second to look sees the first's.  Their
+    rows: the lock's, then a row where something is open."""
+    params = {"run_id": run_id, "open": OPEN_STATES, "pending": str(SubproblemState.PENDING)}
+    return [(_LOCK_RUN_UNLESS_PENDING_PG, params), (_HAS_OPEN_PG, params)]
 
 
 def record_closing(ledger: Ledger, run_id: int, outcomes: Sequence[Outcome], *, queued: bool = False,

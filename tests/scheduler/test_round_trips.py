@@ -100,6 +100,18 @@ def test_a_lease_a_pull_and_a_record_are_one_round_trip_each(ledger, tmp_path):
     assert ROUND_TRIPS.observed == observed + 1  # a transaction in one flush is a round trip measured
 
 
+def test_a_runs_first_message_brings_its_spec_in_the_leases_round_trip(ledger, tmp_path):
+    run_id = make_run(ledger, "dominoes-4x5", depth=2, executor="celery")
+    first, second = sub_ids(ledger, run_id)[:2]
+    with waits(ledger, tmp_path) as leasing:
+        run, tasks = L.lease_message(ledger, run_id, [first], "w1", known_specs=["another hash"])
+    assert leasing == [1] and [t.sub_id for t in tasks] == [first]
+    assert run.spec == L.get_run(ledger, run_id).spec
+    run, _ = L.lease_message(ledger, run_id, [second], "w1", known_specs=[run.spec_hash])
+    assert run.spec is None  # a solver of it is held: not read again
+    assert L.lease_message(ledger, run_id, [], "w1")[0].spec is None  # nothing known asked: as before
+
+
 def test_the_record_that_closes_the_run_is_three_round_trips(ledger, tmp_path):
     """The record, then the close in a transaction of its own: the lock and the reads,
     then the run's row, its NOTIFY and COMMIT; the totals as SQLAlchemy's close sums them."""
@@ -128,6 +140,27 @@ def test_a_pull_whose_result_donates_is_two_round_trips_and_records_it_once(ledg
     again = L.pull(ledger, run_id, "w2", [outcome], Parcel(1), 60)  # a duplicate: nothing more
     assert again.recorded == [None]
     assert sum(states(ledger, run_id).values()) == 1 + len(outcome.frontier)
+
+
+def test_a_pull_that_finds_nothing_pending_while_another_searches_is_one_round_trip(ledger, tmp_path):
+    """Its look at what is open goes in the same flush, a transaction of its own after the
+    pull's COMMIT; the last pull, finding nothing open, closes the run (two more)."""
+    run_id = make_run(ledger, "dominoes-4x5", depth=2, executor="celery")
+    mine = L.pull(ledger, run_id, "w1", [], Parcel(4), 60).tasks
+    n = len(sub_ids(ledger, run_id))
+    theirs = L.lease_message(ledger, run_id, sub_ids(ledger, run_id, state="pending"), "w2")[1]
+    assert len(mine) + len(theirs) == n and theirs
+    solved = [_solve(ledger, t, run_id) for t in mine]
+    with waits(ledger, tmp_path) as pulling:
+        pulled = L.pull(ledger, run_id, "w1", solved, Parcel(1), 60)
+    assert (pulled.tasks, pulled.closed, pulling) == ([], False, [1])  # w2 still searches
+    assert L.get_run(ledger, run_id).status == "running"
+    solved = [_solve(ledger, t, run_id) for t in theirs]
+    with waits(ledger, tmp_path) as last:
+        pulled = L.pull(ledger, run_id, "w2", solved, Parcel(1), 60)
+    assert (pulled.tasks, pulled.closed, last) == ([], True, [3])
+    run = L.get_run(ledger, run_id)
+    assert (run.status, run.solutions) == ("done", 95)
 
 
 def test_a_failed_statement_leaves_nothing_written_and_the_connection_usable(ledger):
@@ -180,6 +213,7 @@ def test_a_pooled_connection_is_pinged_after_an_idle_time_that_grows_with_the_ro
     monkeypatch.setattr(ledger.engine.dialect, "do_ping", lambda dbapi_conn: pings.append(1) or True)
     clock = [1000.0]
     monkeypatch.setattr(DB.time, "monotonic", lambda: clock[0])
+    ledger.engine.dispose()  # no connection idle since a real time (below 1000 s a minute after boot: a ping more)
 
     def idle_then_use(seconds):
         with ledger.engine.connect():

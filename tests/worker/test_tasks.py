@@ -228,3 +228,34 @@ def test_a_runs_first_message_reads_its_spec_before_a_thread_takes_the_connectio
     assert execute_batch(ledger, run_id, sub_ids(ledger, run_id)[:1], SentMessages())[0] == "recorded"
     assert happened[:2] == ["spec", "pull"]
     assert L.get_run(ledger, run_id).status == "done"
+
+
+def test_on_postgresql_a_runs_first_message_brings_its_spec_with_the_lease(pg_url, monkeypatch):
+    """The spec comes in the lease's round trip: no read of its own; a worker holding the
+    problem's solver is not sent it again."""
+    from scheduler import celery_messages as M
+    from scheduler import work
+    from scheduler.ledger import leases
+
+    def no_read(ledger, run_id):
+        raise AssertionError("the spec was read by itself")
+
+    known = []
+    real_lease = leases.lease_message
+
+    def lease(*args, **kwargs):
+        run, tasks = real_lease(*args, **kwargs)
+        known.append((kwargs.get("known_specs"), run.spec is not None))
+        return run, tasks
+
+    monkeypatch.setattr(M, "run_spec", no_read)
+    monkeypatch.setattr(M, "lease_message", lease)
+    monkeypatch.setattr(work, "_CACHE", {})
+    ledger = open_ledger(pg_url)
+    for _ in range(2):  # the same problem twice
+        run_id = make_run(ledger, "dominoes-4x4", depth=2, executor="celery")
+        assert "recorded" in execute_batch(ledger, run_id, sub_ids(ledger, run_id)[:1], SentMessages())
+        assert L.get_run(ledger, run_id).status == "done"
+    (first, brought), (second, again) = known
+    assert (first, brought) == ([], True)
+    assert len(second) == 1 and not again
