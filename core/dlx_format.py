@@ -16,7 +16,8 @@ Round trip: ``parse_dlx(format_dlx(ec)) == ec`` for every ExactCover whose color
 numbered in order of first use (as :meth:`ExactCover.build` and :func:`parse_dlx` number
 them); any other ExactCover comes back with the same solutions and renumbered colors.
 
-This module also registers the problem kind ``"exact-cover"``: a DLX file as a problem.
+This module also registers the problem kind ``"exact-cover"``: a DLX file as a problem; and,
+through :mod:`core.hoffman`, the kind's named problems.
 """
 from __future__ import annotations
 
@@ -278,3 +279,6 @@ def load_exact_cover(spec: dict[str, Any]) -> ExactCoverProblem:
 
 
 register_kind("exact-cover", load_exact_cover)
+
+# the kind's named problems, each an exact cover built by a model of its own
+from . import hoffman  # noqa: E402,F401  (registers hoffman-4x5x6, hoffman-AxBxC)

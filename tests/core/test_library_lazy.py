@@ -15,7 +15,7 @@ from core.library import import_models, kinds, library, library_patterns, named_
 ROOT = Path(__file__).resolve().parents[2]
 
 #: names of each family of patterns, one per model (sizes within each pattern's limits)
-PATTERN_NAMES = ["dominoes-4x5", "tetrominoes-8x8", "latin-4", "queens-6", "crossword-all-5x5"]
+PATTERN_NAMES = ["dominoes-4x5", "tetrominoes-8x8", "latin-4", "queens-6", "crossword-all-5x5", "hoffman-5x6x7"]
 
 
 def _fresh(code: str) -> object:
