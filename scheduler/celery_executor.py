@@ -7,6 +7,7 @@ quick (:mod:`scheduler.batches`), and asks the broker about the workers serving 
 from __future__ import annotations
 
 import logging
+import threading
 from fractions import Fraction
 from typing import Sequence
 
@@ -187,6 +188,20 @@ class CeleryExecutor:
             except BaseException:
                 conn.collect()
                 raise
+
+
+_PER_PROCESS: dict[str, CeleryExecutor] = {}
+_MAKING = threading.Lock()  # a pool process's connect-ahead thread and its first message
+
+
+def process_executor(url: str) -> CeleryExecutor:
+    """This process's executor on the broker at ``url``, made once (a worker's pool
+    process: its tasks, and the thread that opens its connections at its start,
+    :mod:`scheduler.connect_ahead`)."""
+    with _MAKING:
+        if url not in _PER_PROCESS:
+            _PER_PROCESS[url] = CeleryExecutor(url)
+        return _PER_PROCESS[url]
 
 
 def _raised_in_kombu(exc: BaseException) -> bool:

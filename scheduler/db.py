@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import threading
 import time
 from pathlib import Path
 from typing import Iterator
@@ -177,6 +178,9 @@ class Ledger:
 
 
 _LEDGERS: dict[tuple[int, str], Ledger] = {}
+#: one ledger is opened at a time (a worker's pool process opens its ledger from a thread
+#: at its start, :mod:`scheduler.connect_ahead`, while its first message may ask too)
+_OPENING = threading.Lock()
 
 
 def missing_file(url: str) -> str | None:
@@ -201,18 +205,22 @@ def open_ledger(url: str | None = None, *, upgrade: bool = True, existing: bool 
     url = resolve_url(url)
     key = (os.getpid(), url)
     ledger = _LEDGERS.get(key)
-    if ledger is None and existing and (path := missing_file(url)) is not None:
+    if ledger is not None:
+        return ledger
+    if existing and (path := missing_file(url)) is not None:
         raise LedgerError(f"no ledger at {path}: no run has been recorded there (--db or ${ENV_DB_URL} names "
                           "the ledger to read)")
-    if ledger is None:
-        ledger = Ledger(url)
-        ledger.check()
-        if upgrade and not ledger.schema_is_head():
-            from .migrate import ensure_schema  # Alembic is slow to import: only here
+    with _OPENING:
+        ledger = _LEDGERS.get(key)
+        if ledger is None:
+            ledger = Ledger(url)
+            ledger.check()
+            if upgrade and not ledger.schema_is_head():
+                from .migrate import ensure_schema  # Alembic is slow to import: only here
 
-            ensure_schema(ledger.engine)
-        _LEDGERS[key] = ledger
-    return ledger
+                ensure_schema(ledger.engine)
+            _LEDGERS[key] = ledger
+        return ledger
 
 
 def open_reader(url: str | None = None) -> Ledger:

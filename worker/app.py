@@ -38,6 +38,18 @@ def _announce(**_) -> None:
     _announcement.append(Announcement(client, queues).start())
 
 
+@signals.worker_process_init.connect(weak=False)
+def _connect_ahead(**_) -> None:
+    """A pool process starts: its connections to the ledger and the broker are opened now,
+    from a thread (:mod:`scheduler.connect_ahead`), not on its first run's path."""
+    from scheduler.celery_executor import process_executor
+    from scheduler.connect_ahead import connect_ahead
+    from scheduler.db import open_ledger
+
+    connect_ahead(open_ledger, lambda: process_executor(app.conf.broker_url),
+                  list(app.amqp.queues.consume_from or app.amqp.queues))
+
+
 @signals.worker_process_shutdown.connect(weak=False)
 def _withdraw(**_) -> None:
     """A pool process stops: it serves no queue any more."""

@@ -10,20 +10,15 @@ from __future__ import annotations
 
 from scheduler.celery_config import SOLVE_TASK_NAME, VERIFY_TASK_NAME
 from scheduler.db import open_ledger
-from scheduler.celery_executor import CeleryExecutor
+from scheduler.celery_executor import CeleryExecutor, process_executor
 from scheduler.celery_messages import execute_batch
 from scheduler.verification import execute_verification
 
 from .app import app
 
-_EXECUTOR: dict[str, CeleryExecutor] = {}
-
-
-def _executor() -> CeleryExecutor:
-    url = app.conf.broker_url
-    if url not in _EXECUTOR:
-        _EXECUTOR[url] = CeleryExecutor(url)
-    return _EXECUTOR[url]
+def executor() -> CeleryExecutor:
+    """This process's sender on the worker's broker."""
+    return process_executor(app.conf.broker_url)
 
 
 @app.task(name=SOLVE_TASK_NAME, acks_late=True, reject_on_worker_lost=True, ignore_result=True)
@@ -32,7 +27,7 @@ def solve_subproblems(run_id: int, sub_ids: list[int] | int) -> list[str]:
     budget, handing back the rest after a message's time (one id: a message sent before
     subproblems travelled together)."""
     ids = [int(sub_ids)] if isinstance(sub_ids, int) else [int(i) for i in sub_ids]
-    return execute_batch(open_ledger(), int(run_id), ids, _executor())
+    return execute_batch(open_ledger(), int(run_id), ids, executor())
 
 
 @app.task(name=VERIFY_TASK_NAME, acks_late=True, reject_on_worker_lost=True, ignore_result=True)
@@ -40,4 +35,4 @@ def verify_subproblem(run_id: int, sub_id: int) -> str:
     """Re-solve subproblem ``sub_id`` of run ``run_id`` here, unless this process recorded
     it (then it goes back to the queue), and compare
     (:func:`scheduler.verification.execute_verification`)."""
-    return execute_verification(open_ledger(), int(sub_id), _executor())
+    return execute_verification(open_ledger(), int(sub_id), executor())
