@@ -37,26 +37,28 @@ def arrangements(widths: tuple[int, int, int]) -> list[dict[tuple[int, int, int]
     orientations = list(itertools.permutations(widths))
     places = list(itertools.product(range(3), repeat=3))
     found, chosen = [], {}
-
-    def fits(place, o) -> bool:
-        for axis in range(3):
-            for t in range(3):
-                other = list(place)
-                other[axis] = t
-                other = tuple(other)
-                if other != place and other in chosen and chosen[other][axis] == o[axis]:
-                    return False
-        return True
+    # the widths each line of three already holds along its axis: the line of a place along
+    # an axis is the axis and the place's two other coordinates
+    lines = {place: [(axis, tuple(c for d, c in enumerate(place) if d != axis)) for axis in range(3)]
+             for place in places}
+    held: dict = {line: set() for place in places for line in lines[place]}
 
     def place_next(n: int) -> None:
         if n == len(places):
             found.append(dict(chosen))
             return
+        place = places[n]
+        mine = [held[line] for line in lines[place]]
         for o in orientations:
-            if fits(places[n], o):
-                chosen[places[n]] = o
-                place_next(n + 1)
-                del chosen[places[n]]
+            if o[0] in mine[0] or o[1] in mine[1] or o[2] in mine[2]:
+                continue
+            chosen[place] = o
+            for axis in range(3):
+                mine[axis].add(o[axis])
+            place_next(n + 1)
+            for axis in range(3):
+                mine[axis].discard(o[axis])
+            del chosen[place]
 
     place_next(0)
     return found
@@ -71,9 +73,11 @@ def packing(arrangement) -> frozenset[Box] | None:
         y = sum(arrangement[(i, t, k)][1] for t in range(j))
         z = sum(arrangement[(i, j, t)][2] for t in range(k))
         boxes.append((x, y, z, w))
-    for p, q in itertools.combinations(boxes, 2):
-        if all(p[d] < q[d] + q[3][d] and q[d] < p[d] + p[3][d] for d in range(3)):
-            return None
+    spans = [(x, x + w[0], y, y + w[1], z, z + w[2]) for x, y, z, w in boxes]
+    for n, (x0, x1, y0, y1, z0, z1) in enumerate(spans):
+        for u0, u1, v0, v1, t0, t1 in spans[n + 1:]:
+            if x0 < u1 and u0 < x1 and y0 < v1 and v0 < y1 and z0 < t1 and t0 < z1:
+                return None
     return frozenset(boxes)
 
 

@@ -6,7 +6,6 @@ reading of the option names (place, widths, start), not from the cells the cover
 against overlaps."""
 from __future__ import annotations
 
-import itertools
 import re
 import sys
 from pathlib import Path
@@ -53,7 +52,6 @@ def _packings(widths) -> list[frozenset]:
     return [boxes_of(ec, path, sum(widths)) for path in KernelSolver(ec).solutions()]
 
 
-@pytest.mark.slow  # the second method, in Python: 25 s
 def test_the_cover_finds_the_packings_found_a_second_way():
     found = _packings((4, 5, 6))
     arrangements = second.arrangements((4, 5, 6))
