@@ -33,9 +33,8 @@ def _announce(**_) -> None:
         return
     import redis
 
-    queues = list(app.amqp.queues.consume_from or app.amqp.queues)
     client = redis.Redis.from_url(url, socket_timeout=5)
-    _announcement.append(Announcement(client, queues).start())
+    _announcement.append(Announcement(client, _served_queues()).start())
 
 
 @signals.worker_process_init.connect(weak=False)
@@ -46,8 +45,12 @@ def _connect_ahead(**_) -> None:
     from scheduler.connect_ahead import connect_ahead
     from scheduler.db import open_ledger
 
-    connect_ahead(open_ledger, lambda: process_executor(app.conf.broker_url),
-                  list(app.amqp.queues.consume_from or app.amqp.queues))
+    connect_ahead(open_ledger, lambda: process_executor(app.conf.broker_url), _served_queues())
+
+
+def _served_queues() -> list[str]:
+    """The queues this worker consumes from (all the app knows where none was named)."""
+    return list(app.amqp.queues.consume_from or app.amqp.queues)
 
 
 @signals.worker_process_shutdown.connect(weak=False)

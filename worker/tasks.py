@@ -16,6 +16,7 @@ from scheduler.verification import execute_verification
 
 from .app import app
 
+
 def executor() -> CeleryExecutor:
     """This process's sender on the worker's broker."""
     return process_executor(app.conf.broker_url)
